@@ -1,0 +1,49 @@
+/**
+ * Encodes the module map of DESIGN.md §2: imports point one way only. A violation here is a
+ * design bug, not a style nit.
+ */
+const allowed = {
+  core: [],
+  exchange: ['core'],
+  sim: ['core', 'exchange/limits'],
+  market: ['core', 'exchange'],
+  runner: ['core', 'market', 'runner'],
+  executor: ['core', 'exchange'],
+  safety: ['core', 'exchange'],
+  obs: ['core'],
+};
+
+const forbidden = Object.entries(allowed).map(([from, to]) => {
+  const ok = [from, ...to].map((m) => `^src/${m}(/|\\.ts$)`).join('|');
+  return {
+    name: `${from}-imports`,
+    comment: `src/${from} may import only: ${[from, ...to].join(', ')} (DESIGN.md §2)`,
+    severity: 'error',
+    from: { path: `^src/${from}/` },
+    to: { path: '^src/', pathNot: ok },
+  };
+});
+
+module.exports = {
+  forbidden: [
+    ...forbidden,
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'strategies-see-the-strategy-api-only',
+      severity: 'error',
+      from: { path: '^strategies/' },
+      to: { path: '^src/', pathNot: '^src/runner/strategy-api' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

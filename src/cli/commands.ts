@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { MakerdError } from '../core/index.js';
+import { SpotClient } from '../exchange/index.js';
+
+/**
+ * Commands of the issues still open say so plainly instead of pretending to run, so an operator
+ * never mistakes an unbuilt part for a running one.
+ */
+const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
+  ['sim', 'run the exchange simulator', 3],
+  ['run', 'run runner, executor and supervisor in one process', 7],
+  ['runner', 'run the strategy runner only', 4],
+  ['executor', 'run the order executor only', 5],
+  ['supervisor', 'run the safety supervisor only', 6],
+  ['demo', 'paper-trade against the built-in simulator', 7],
+  ['halt', 'halt quoting and cancel orders', 6],
+  ['resume', 'resume after a halt', 6],
+  ['status', 'show mode, pairs, orders, inventory and budgets', 6],
+  ['check-config', 'print the effective configuration with secrets masked', 7],
+];
+
+export class NotBuiltYetError extends MakerdError {
+  constructor(command: string, issue: number) {
+    super('NOT_BUILT_YET', `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client and 'makerd time', 'makerd system-status'`);
+  }
+}
+
+export function registerCommands(program: Command): void {
+  program
+    .command('time')
+    .description("print the exchange's server time (public, no key needed)")
+    .requiredOption('--base-url <url>', 'API host, e.g. http://127.0.0.1:7878', process.env.MAKERD_BASE_URL)
+    .action(async (opts: { baseUrl: string }) => {
+      const client = new SpotClient({ baseUrl: opts.baseUrl });
+      try {
+        const { result, traceId } = await client.time();
+        process.stdout.write(`${JSON.stringify({ ...result, traceId })}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
+  program
+    .command('system-status')
+    .description("print the exchange's SystemStatus (public, no key needed)")
+    .requiredOption('--base-url <url>', 'API host', process.env.MAKERD_BASE_URL)
+    .action(async (opts: { baseUrl: string }) => {
+      const client = new SpotClient({ baseUrl: opts.baseUrl });
+      try {
+        const { result, traceId } = await client.systemStatus();
+        process.stdout.write(`${JSON.stringify({ ...result, traceId })}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
+  for (const [name, description, issue] of PLANNED) {
+    program
+      .command(name)
+      .description(`${description} (not built yet: issue #${issue})`)
+      .allowUnknownOption()
+      .action(() => {
+        throw new NotBuiltYetError(name, issue);
+      });
+  }
+}

@@ -1,0 +1,27 @@
+import { Command, CommanderError } from 'commander';
+import { MakerdError } from '../core/index.js';
+import { registerCommands } from './commands.js';
+
+/**
+ * `makerd <command>`: the command line. Exit codes: 0 success, 1 runtime failure, 2 bad usage or
+ * a part that is not built yet.
+ */
+const program = new Command('makerd')
+  .description('Market-making daemon for a spot exchange REST interface')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride();
+registerCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else if (err instanceof MakerdError) {
+    process.stderr.write(`makerd: ${err.message}\n`);
+    process.exitCode = err.code === 'NOT_BUILT_YET' || err.code === 'INVALID_INPUT' ? 2 : 1;
+  } else {
+    throw err;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Time is injected (DESIGN.md §3.10) so that limiters, pollers and the simulator run
+ * deterministically under test.
+ */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+  /** Resolves after `ms` milliseconds of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};
+
+interface Sleeper {
+  readonly at: number;
+  readonly seq: number;
+  readonly resolve: () => void;
+}
+
+/** A clock that moves only when told to; sleepers wake in time order as it passes them. */
+export class ManualClock implements Clock {
+  #now: number;
+  #seq = 0;
+  #sleepers: Sleeper[] = [];
+
+  constructor(startMs = 1_700_000_000_000) {
+    this.#now = startMs;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.#sleepers.push({ at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve });
+    });
+  }
+
+  /** Number of pending sleepers, so tests can wait until code under test is parked. */
+  get pending(): number {
+    return this.#sleepers.length;
+  }
+
+  /**
+   * Moves time forward by `ms`, waking each sleeper at its own time and letting the code it
+   * resumes run (and sleep again) before time moves further.
+   */
+  async advance(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    for (;;) {
+      await flushMicrotasks();
+      const next = this.#earliest();
+      if (next === undefined || next.at > target) break;
+      this.#sleepers = this.#sleepers.filter((s) => s !== next);
+      this.#now = Math.max(this.#now, next.at);
+      next.resolve();
+    }
+    this.#now = target;
+    await flushMicrotasks();
+  }
+
+  #earliest(): Sleeper | undefined {
+    let best: Sleeper | undefined;
+    for (const s of this.#sleepers) {
+      if (best === undefined || s.at < best.at || (s.at === best.at && s.seq < best.seq)) best = s;
+    }
+    return best;
+  }
+}
+
+async function flushMicrotasks(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,30 @@
+/**
+ * The one error base of makerd. Every failure a caller may handle carries a stable `code` (safe to
+ * switch on, log and count in metrics) and says whether repeating the same action may succeed.
+ */
+export interface MakerdErrorOptions {
+  readonly cause?: unknown;
+  readonly retryable?: boolean;
+}
+
+export class MakerdError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, options: MakerdErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** Bad input from a caller or a configuration file: names the field and the reason. */
+export class InvalidInputError extends MakerdError {
+  readonly field: string;
+
+  constructor(field: string, reason: string) {
+    super('INVALID_INPUT', `${field}: ${reason}`);
+    this.field = field;
+  }
+}

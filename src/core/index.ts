@@ -1,0 +1,3 @@
+export { MakerdError, InvalidInputError, type MakerdErrorOptions } from './errors.js';
+export { type Clock, systemClock, ManualClock } from './clock.js';
+export { Decimal, type DecimalString, dec, isDecimalString, toWire } from './decimal.js';

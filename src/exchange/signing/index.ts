@@ -1,0 +1,2 @@
+export * from './credentials.js';
+export * from './signers.js';
