@@ -3,4 +3,13 @@
  * own parts (runner, executor, supervisor) are composed in src/main.ts, not exported here.
  */
 export * from './exchange/index.js';
-export { MakerdError, InvalidInputError, Decimal, dec, toWire, systemClock, ManualClock, type Clock } from './core/index.js';
+export {
+  MakerdError,
+  InvalidInputError,
+  Decimal,
+  dec,
+  toWire,
+  systemClock,
+  ManualClock,
+  type Clock,
+} from './core/index.js';

@@ -21,7 +21,10 @@ const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
 
 export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
-    super('NOT_BUILT_YET', `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client and 'makerd time', 'makerd system-status'`);
+    super(
+      'NOT_BUILT_YET',
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client and 'makerd time', 'makerd system-status'`,
+    );
   }
 }
 
@@ -29,7 +32,11 @@ export function registerCommands(program: Command): void {
   program
     .command('time')
     .description("print the exchange's server time (public, no key needed)")
-    .requiredOption('--base-url <url>', 'API host, e.g. http://127.0.0.1:7878', process.env.MAKERD_BASE_URL)
+    .requiredOption(
+      '--base-url <url>',
+      'API host, e.g. http://127.0.0.1:7878',
+      process.env.MAKERD_BASE_URL,
+    )
     .action(async (opts: { baseUrl: string }) => {
       const client = new SpotClient({ baseUrl: opts.baseUrl });
       try {

@@ -1,6 +1,11 @@
 export { SpotClient, type SpotClientOptions } from './client/spot-client.js';
 export type { ApiResponse, CallOptions, RetryPolicy } from './client/call-pipeline.js';
-export { signedChannel, responseChannel, type SignedMessage, type ResponseMessage } from './client/diagnostics.js';
+export {
+  signedChannel,
+  responseChannel,
+  type SignedMessage,
+  type ResponseMessage,
+} from './client/diagnostics.js';
 export * as endpoints from './endpoints/index.js';
 export type {
   AssetPair,
@@ -26,5 +31,15 @@ export * from './limits/index.js';
 export * from './nonce/index.js';
 export * from './pair-rules.js';
 export { Credentials, maskKey, type CredentialsInput } from './signing/credentials.js';
-export { spotSigner, futuresSigner, custodySigner, type RequestSigner, type SigningInput } from './signing/signers.js';
-export { HttpTransport, DEFAULT_USER_AGENT, type TransportOptions } from './transport/http-transport.js';
+export {
+  spotSigner,
+  futuresSigner,
+  custodySigner,
+  type RequestSigner,
+  type SigningInput,
+} from './signing/signers.js';
+export {
+  HttpTransport,
+  DEFAULT_USER_AGENT,
+  type TransportOptions,
+} from './transport/http-transport.js';

@@ -19,8 +19,13 @@ import type { Credentials } from '../signing/credentials.js';
 import type { RequestSigner } from '../signing/signers.js';
 import { encodeForm, encodeJson } from '../transport/encode.js';
 import type { HttpResponse, HttpTransport } from '../transport/http-transport.js';
-import { KeyGuard } from './key-guard.js';
-import { responseChannel, signedChannel, type ResponseMessage, type SignedMessage } from './diagnostics.js';
+import type { KeyGuard } from './key-guard.js';
+import {
+  responseChannel,
+  signedChannel,
+  type ResponseMessage,
+  type SignedMessage,
+} from './diagnostics.js';
 
 /** What every call returns: the result, the exchange's warnings, and the trace id to quote. */
 export interface ApiResponse<T> {
@@ -82,19 +87,28 @@ export class CallPipeline {
     this.#p = parts;
   }
 
-  async call<Req, Res>(ep: Endpoint<Req, Res>, req: Req, opts: CallOptions = {}): Promise<ApiResponse<Res>> {
+  async call<Req, Res>(
+    ep: Endpoint<Req, Res>,
+    req: Req,
+    opts: CallOptions = {},
+  ): Promise<ApiResponse<Res>> {
     const attempts = ep.kind === 'read' ? 1 + this.#p.retry.retries : 1;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#once(ep, req, opts);
       } catch (err) {
-        if (attempt >= attempts || !retryableRead(ep.family, err) || opts.signal?.aborted === true) throw err;
+        if (attempt >= attempts || !retryableRead(ep.family, err) || opts.signal?.aborted === true)
+          throw err;
         await this.#p.clock.sleep(this.#backoff(attempt));
       }
     }
   }
 
-  async #once<Req, Res>(ep: Endpoint<Req, Res>, req: Req, opts: CallOptions): Promise<ApiResponse<Res>> {
+  async #once<Req, Res>(
+    ep: Endpoint<Req, Res>,
+    req: Req,
+    opts: CallOptions,
+  ): Promise<ApiResponse<Res>> {
     const started = performance.now();
     let traceId: string | undefined;
     try {
@@ -135,11 +149,20 @@ export class CallPipeline {
 
   async #prepare<Req, Res>(ep: Endpoint<Req, Res>, req: Req, opts: CallOptions): Promise<Prepared> {
     const path = this.#p.pathOverrides[ep.name] ?? ep.path(req);
-    const params = paramsOf(req as Readonly<Record<string, unknown>>, ep.pathParams, opts.extraParams);
+    const params = paramsOf(
+      req as Readonly<Record<string, unknown>>,
+      ep.pathParams,
+      opts.extraParams,
+    );
     const base = this.#p.urls[ep.family];
     if (ep.family === 'public') {
       const query = encodeForm(params);
-      return { url: `${base}${path}${query === '' ? '' : `?${query}`}`, method: 'GET', headers: {}, body: undefined };
+      return {
+        url: `${base}${path}${query === '' ? '' : `?${query}`}`,
+        method: 'GET',
+        headers: {},
+        body: undefined,
+      };
     }
     const auth = this.#p.auth[ep.family];
     const credentials = auth.credentials;
@@ -151,7 +174,10 @@ export class CallPipeline {
     const headers: Record<string, string> = {};
     if (ep.family === 'private') {
       const otp = credentials.otp();
-      const withAuth: Record<string, unknown> = { nonce: ep.nonceAs === 'string' ? nonce : nonceNumber, ...params };
+      const withAuth: Record<string, unknown> = {
+        nonce: ep.nonceAs === 'string' ? nonce : nonceNumber,
+        ...params,
+      };
       if (otp !== undefined) withAuth.otp = otp;
       if (ep.encoding === 'json') {
         body = encodeJson(withAuth);
@@ -163,7 +189,10 @@ export class CallPipeline {
     } else {
       query = encodeForm(params);
     }
-    Object.assign(headers, auth.signer.sign({ method: ep.method, path, query, body, nonce }, credentials));
+    Object.assign(
+      headers,
+      auth.signer.sign({ method: ep.method, path, query, body, nonce }, credentials),
+    );
     signedChannel.publish({ endpoint: ep.name, family: ep.family, nonce } satisfies SignedMessage);
     return {
       url: `${base}${path}${query === '' ? '' : `?${query}`}`,
@@ -183,11 +212,20 @@ export class CallPipeline {
     if (ep.binary && res.bytes !== undefined) {
       // A binary endpoint answers errors with the JSON envelope instead of the archive.
       if (res.contentType?.includes('json') === true) {
-        unwrapEnvelope(parseJsonBody(Buffer.from(res.bytes).toString('utf8'), ep.name, res.traceId), ep.name, res.traceId);
+        unwrapEnvelope(
+          parseJsonBody(Buffer.from(res.bytes).toString('utf8'), ep.name, res.traceId),
+          ep.name,
+          res.traceId,
+        );
       }
       return { result: res.bytes, warnings: [] };
     }
-    const body = parseJsonBody(res.body, ep.name, res.traceId, ep.bigInts ? parseJsonBigInts : JSON.parse);
+    const body = parseJsonBody(
+      res.body,
+      ep.name,
+      res.traceId,
+      ep.bigInts ? parseJsonBigInts : JSON.parse,
+    );
     if (ep.envelope === 'pay') return unwrapPay(body, ep.name, res.traceId);
     if (ep.envelope === 'otc') return unwrapOtc(body, ep.name, res.traceId);
     return unwrapEnvelope(body, ep.name, res.traceId);
@@ -219,7 +257,11 @@ export class CallPipeline {
 function retryableRead(family: Family, err: unknown): boolean {
   if (err instanceof TransportError) return err.retryable;
   if (family === 'public') return false;
-  return err instanceof ThrottledError || err instanceof RateLimitExceededError || err instanceof InvalidNonceError;
+  return (
+    err instanceof ThrottledError ||
+    err instanceof RateLimitExceededError ||
+    err instanceof InvalidNonceError
+  );
 }
 
 function paramsOf(

@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../../core/index.js';
-import { errorFromString } from '../errors/index.js';
 import type { PairRulesBook } from '../pair-rules.js';
 import type { Side } from '../endpoints/trading.js';
 
@@ -32,9 +31,7 @@ export function checkOrderEntry(
   for (const o of orders) {
     if (o.volume === undefined) {
       // An edit that moves only the price: the tick is all there is to check.
-      if (o.price !== undefined && !/^[+#-]|%$/.test(o.price) && !r.isOnTick(o.price)) {
-        throw errorFromString('EOrder:Tick size check failed', { traceId: undefined, endpoint });
-      }
+      if (o.price !== undefined) r.checkPrice(o.price, endpoint);
       continue;
     }
     r.check(

@@ -1,5 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Dec, Int, MapOf, Num, OpenObject, Opt, Str, type AccountScoped, type CommaList, type RebaseScoped } from './common.js';
+import {
+  Dec,
+  Int,
+  MapOf,
+  Num,
+  OpenObject,
+  Opt,
+  Str,
+  type AccountScoped,
+  type CommaList,
+  type RebaseScoped,
+} from './common.js';
 import { privateForm, privateJson } from './define.js';
 
 // ---- Level3 (JSON body, nanosecond timestamps kept exact) -------------------------------------
@@ -41,7 +52,12 @@ export const level3 = privateJson<Level3Request>()('Level3', Level3Raw, {
 type BalanceRequest = RebaseScoped & AccountScoped;
 export const balance = privateForm<BalanceRequest>()('Balance', MapOf(Dec));
 
-export const BalanceExEntry = Type.Object({ balance: Dec, hold_trade: Dec, credit: Opt(Dec), credit_used: Opt(Dec) });
+export const BalanceExEntry = Type.Object({
+  balance: Dec,
+  hold_trade: Dec,
+  credit: Opt(Dec),
+  credit_used: Opt(Dec),
+});
 export type BalanceExEntry = Static<typeof BalanceExEntry>;
 export const balanceEx = privateForm<BalanceRequest>()('BalanceEx', MapOf(BalanceExEntry));
 
@@ -49,7 +65,9 @@ export const creditLines = privateForm<BalanceRequest>()(
   'CreditLines',
   Type.Object(
     {
-      asset_details: MapOf(Type.Object({ balance: Dec, hold_trade: Dec, credit: Dec, credit_used: Dec })),
+      asset_details: MapOf(
+        Type.Object({ balance: Dec, hold_trade: Dec, credit: Dec, credit_used: Dec }),
+      ),
       limits_monitor: Type.Object({
         total_credit_usd: Dec,
         total_credit_used_usd: Dec,
@@ -69,9 +87,21 @@ export interface TradeBalanceRequest extends AccountScoped {
 }
 export const tradeBalance = privateForm<TradeBalanceRequest>()(
   'TradeBalance',
-  Type.Object({
-    eb: Dec, tb: Dec, m: Dec, n: Dec, c: Dec, v: Dec, e: Dec, mf: Dec, ml: Opt(Dec), uv: Opt(Dec),
-  }, { additionalProperties: true }),
+  Type.Object(
+    {
+      eb: Dec,
+      tb: Dec,
+      m: Dec,
+      n: Dec,
+      c: Dec,
+      v: Dec,
+      e: Dec,
+      mf: Dec,
+      ml: Opt(Dec),
+      uv: Opt(Dec),
+    },
+    { additionalProperties: true },
+  ),
 );
 
 // ---- Orders -----------------------------------------------------------------------------------
@@ -122,7 +152,10 @@ interface OrderQueryCommon extends AccountScoped {
   readonly consolidate_taker?: boolean;
 }
 export type OpenOrdersRequest = OrderQueryCommon;
-export const openOrders = privateForm<OpenOrdersRequest>()('OpenOrders', Type.Object({ open: MapOf(Order) }));
+export const openOrders = privateForm<OpenOrdersRequest>()(
+  'OpenOrders',
+  Type.Object({ open: MapOf(Order) }),
+);
 
 export interface ClosedOrdersRequest extends OrderQueryCommon {
   /** Unix time or an order id (its `opentm` is used). */
@@ -148,7 +181,12 @@ export interface TradeVolumeRequest {
 export const tradeVolume = privateForm<TradeVolumeRequest>()(
   'TradeVolume',
   Type.Object(
-    { currency: Str, volume: Dec, fees: Opt(MapOf(OpenObject)), fees_maker: Opt(MapOf(OpenObject)) },
+    {
+      currency: Str,
+      volume: Dec,
+      fees: Opt(MapOf(OpenObject)),
+      fees_maker: Opt(MapOf(OpenObject)),
+    },
     { additionalProperties: true },
   ),
 );
@@ -158,8 +196,14 @@ export const tradeVolume = privateForm<TradeVolumeRequest>()(
 /** Request fields not shown in the spec: any documented parameter passes through. */
 export type OpenRequest = Record<string, string | number | boolean | readonly string[] | undefined>;
 
-export const tradesHistory = privateForm<OpenRequest>()('TradesHistory', OpenObject, { restCost: 2 });
-export const queryTrades = privateForm<OpenRequest & { txid?: CommaList }>()('QueryTrades', OpenObject, {
+export const tradesHistory = privateForm<OpenRequest>()('TradesHistory', OpenObject, {
   restCost: 2,
 });
+export const queryTrades = privateForm<OpenRequest & { txid?: CommaList }>()(
+  'QueryTrades',
+  OpenObject,
+  {
+    restCost: 2,
+  },
+);
 export const ledgers = privateForm<OpenRequest>()('Ledgers', OpenObject, { restCost: 2 });

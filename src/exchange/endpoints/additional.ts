@@ -46,11 +46,15 @@ export interface PayTransferCreateRequest {
   readonly note?: string;
   readonly return_for?: string;
 }
-export const payTransferCreate = privateJson<PayTransferCreateRequest>()('Pay/transfer/create', OpenObject, {
-  kind: 'write',
-  envelope: 'pay',
-  nonceAs: 'string',
-});
+export const payTransferCreate = privateJson<PayTransferCreateRequest>()(
+  'Pay/transfer/create',
+  OpenObject,
+  {
+    kind: 'write',
+    envelope: 'pay',
+    nonceAs: 'string',
+  },
+);
 
 // ---- Legacy withdrawal info ---------------------------------------------------------------------
 

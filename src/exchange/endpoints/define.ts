@@ -70,7 +70,9 @@ function build<Req, S extends TSchema, Res>(
     encoding,
     kind: options.kind ?? 'read',
     restCost: options.restCost ?? (family === 'private' ? 1 : 0),
-    envelope: options.envelope ?? (family === 'futures' ? 'futures' : family === 'custody' ? 'custody' : 'spot'),
+    envelope:
+      options.envelope ??
+      (family === 'futures' ? 'futures' : family === 'custody' ? 'custody' : 'spot'),
     bigInts: options.bigInts ?? false,
     binary: options.binary ?? false,
     nonceAs: options.nonceAs ?? 'number',
@@ -83,30 +85,47 @@ function build<Req, S extends TSchema, Res>(
 
 /** `GET /0/public/<name>` with a query string. */
 export function publicGet<Req>() {
-  return <S extends TSchema, Res = Static<S>>(name: string, schema: S, options: Options<S, Res> = {}) =>
-    build<Req, S, Res>(name, 'public', 'query', `/0/public/${name}`, schema, options);
+  return <S extends TSchema, Res = Static<S>>(
+    name: string,
+    schema: S,
+    options: Options<S, Res> = {},
+  ) => build<Req, S, Res>(name, 'public', 'query', `/0/public/${name}`, schema, options);
 }
 
 /** `POST /0/private/<name>` with a form body. */
 export function privateForm<Req>() {
-  return <S extends TSchema, Res = Static<S>>(name: string, schema: S, options: Options<S, Res> = {}) =>
-    build<Req, S, Res>(name, 'private', 'form', `/0/private/${name}`, schema, options);
+  return <S extends TSchema, Res = Static<S>>(
+    name: string,
+    schema: S,
+    options: Options<S, Res> = {},
+  ) => build<Req, S, Res>(name, 'private', 'form', `/0/private/${name}`, schema, options);
 }
 
 /** `POST /0/private/<name>` with a JSON body. */
 export function privateJson<Req>() {
-  return <S extends TSchema, Res = Static<S>>(name: string, schema: S, options: Options<S, Res> = {}) =>
-    build<Req, S, Res>(name, 'private', 'json', `/0/private/${name}`, schema, options);
+  return <S extends TSchema, Res = Static<S>>(
+    name: string,
+    schema: S,
+    options: Options<S, Res> = {},
+  ) => build<Req, S, Res>(name, 'private', 'json', `/0/private/${name}`, schema, options);
 }
 
 /** A futures-host call (`APIKey` / `Authent`), query parameters only. */
 export function futuresCall<Req>() {
-  return <S extends TSchema, Res = Static<S>>(name: string, path: string, schema: S, options: Options<S, Res> = {}) =>
-    build<Req, S, Res>(name, 'futures', 'query', path, schema, options);
+  return <S extends TSchema, Res = Static<S>>(
+    name: string,
+    path: string,
+    schema: S,
+    options: Options<S, Res> = {},
+  ) => build<Req, S, Res>(name, 'futures', 'query', path, schema, options);
 }
 
 /** A custody call (`api-key` / `api-nonce` / `api-sign`), query parameters only. */
 export function custodyCall<Req>() {
-  return <S extends TSchema, Res = Static<S>>(name: string, path: string, schema: S, options: Options<S, Res> = {}) =>
-    build<Req, S, Res>(name, 'custody', 'query', path, schema, options);
+  return <S extends TSchema, Res = Static<S>>(
+    name: string,
+    path: string,
+    schema: S,
+    options: Options<S, Res> = {},
+  ) => build<Req, S, Res>(name, 'custody', 'query', path, schema, options);
 }

@@ -10,12 +10,20 @@ const TrueOrNull = Type.Union([Type.Literal(true), Type.Null()]);
 const Pending = Type.Object({ pending: Bool }, { additionalProperties: true });
 
 // Allocate and Deallocate move funds: never repeated by the transport.
-export const earnAllocate = privateJson<EarnAmountRequest>()('Earn/Allocate', TrueOrNull, { kind: 'write' });
+export const earnAllocate = privateJson<EarnAmountRequest>()('Earn/Allocate', TrueOrNull, {
+  kind: 'write',
+});
 export const earnDeallocate = privateJson<EarnAmountRequest>()('Earn/Deallocate', TrueOrNull, {
   kind: 'write',
 });
-export const earnAllocateStatus = privateJson<{ strategy_id: string }>()('Earn/AllocateStatus', Pending);
-export const earnDeallocateStatus = privateJson<{ strategy_id: string }>()('Earn/DeallocateStatus', Pending);
+export const earnAllocateStatus = privateJson<{ strategy_id: string }>()(
+  'Earn/AllocateStatus',
+  Pending,
+);
+export const earnDeallocateStatus = privateJson<{ strategy_id: string }>()(
+  'Earn/DeallocateStatus',
+  Pending,
+);
 
 export interface EarnStrategiesRequest {
   readonly ascending?: boolean;

@@ -72,12 +72,22 @@ export const WithdrawalStatusRecord = Type.Object(
   { additionalProperties: true },
 );
 
-export const depositMethods = privateForm<OpenRequest & { asset: string }>()('DepositMethods', Open);
+export const depositMethods = privateForm<OpenRequest & { asset: string }>()(
+  'DepositMethods',
+  Open,
+);
 export const depositAddresses = privateForm<
   OpenRequest & { asset: string; method: string; new?: boolean; amount?: string }
 >()('DepositAddresses', Open);
 export const depositStatus = privateForm<
-  OpenRequest & { asset?: string; start?: string; end?: string; cursor?: string | boolean; limit?: number; originators?: boolean }
+  OpenRequest & {
+    asset?: string;
+    start?: string;
+    end?: string;
+    cursor?: string | boolean;
+    limit?: number;
+    originators?: boolean;
+  }
 >()('DepositStatus', Open);
 export const withdraw = privateForm<
   OpenRequest & { asset: string; key: string; amount: string; address?: string; max_fee?: string }
@@ -85,28 +95,49 @@ export const withdraw = privateForm<
 export const withdrawMethods = privateForm<OpenRequest>()('WithdrawMethods', Open);
 export const withdrawAddresses = privateForm<OpenRequest>()('WithdrawAddresses', Open);
 export const withdrawStatus = privateForm<
-  OpenRequest & { asset?: string; start?: string; end?: string; cursor?: string | boolean; limit?: number }
+  OpenRequest & {
+    asset?: string;
+    start?: string;
+    end?: string;
+    cursor?: string | boolean;
+    limit?: number;
+  }
 >()(
   'WithdrawStatus',
   // A plain array, or a page object when `cursor` is used; records are checked where they appear.
   Type.Union([Type.Array(WithdrawalStatusRecord), OpenObject]),
 );
-export const withdrawCancel = privateForm<{ asset: string; refid: string }>()('WithdrawCancel', Bool, {
-  kind: 'write',
-});
+export const withdrawCancel = privateForm<{ asset: string; refid: string }>()(
+  'WithdrawCancel',
+  Bool,
+  {
+    kind: 'write',
+  },
+);
 export const walletTransfer = privateForm<{
   asset: string;
   from: 'Spot Wallet';
   to: 'Futures Wallet';
   amount: string;
-}>()('WalletTransfer', Type.Object({ refid: Str }, { additionalProperties: true }), { kind: 'write' });
+}>()('WalletTransfer', Type.Object({ refid: Str }, { additionalProperties: true }), {
+  kind: 'write',
+});
 
 // ---- Subaccounts and websocket token ------------------------------------------------------------
 
-export const createSubaccount = privateForm<{ username: string; email: string }>()('CreateSubaccount', Bool, {
-  kind: 'write',
-});
-export const accountTransfer = privateForm<{ asset: string; amount: string; from: string; to: string }>()(
+export const createSubaccount = privateForm<{ username: string; email: string }>()(
+  'CreateSubaccount',
+  Bool,
+  {
+    kind: 'write',
+  },
+);
+export const accountTransfer = privateForm<{
+  asset: string;
+  amount: string;
+  from: string;
+  to: string;
+}>()(
   'AccountTransfer',
   Type.Object({ transfer_id: Str, status: Str }, { additionalProperties: true }),
   { kind: 'write' },

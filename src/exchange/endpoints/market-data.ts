@@ -121,7 +121,15 @@ export const assetPairsPartial = publicGet<AssetPairsRequest>()('AssetPairs', Ma
 
 const Strs = Type.Array(Str);
 export const TickerInfo = Type.Object({
-  a: Strs, b: Strs, c: Strs, v: Strs, p: Strs, t: Type.Array(Num), l: Strs, h: Strs, o: Str,
+  a: Strs,
+  b: Strs,
+  c: Strs,
+  v: Strs,
+  p: Strs,
+  t: Type.Array(Num),
+  l: Strs,
+  h: Strs,
+  o: Str,
 });
 export type TickerInfo = Static<typeof TickerInfo>;
 
@@ -132,7 +140,9 @@ export interface TickerRequest {
 export const ticker = publicGet<TickerRequest>()('Ticker', MapOf(TickerInfo));
 
 /** `last` sits beside the per-pair rows in one map; these results split the two apart. */
-function splitLast<Row, Last>(value: Record<string, unknown>): { pairs: Record<string, Row[]>; last: Last } {
+function splitLast<Row, Last>(
+  value: Record<string, unknown>,
+): { pairs: Record<string, Row[]>; last: Last } {
   const pairs: Record<string, Row[]> = {};
   for (const [k, v] of Object.entries(value)) if (k !== 'last') pairs[k] = v as Row[];
   return { pairs, last: value.last as Last };
@@ -247,9 +257,17 @@ export interface NftListRequest {
   readonly page_size?: number;
   readonly sort?: string;
 }
-export const nft = publicGet<{ nft_id: string; currency?: string }>()('Nft', Type.Union([OpenObject, Type.Null()]));
+export const nft = publicGet<{ nft_id: string; currency?: string }>()(
+  'Nft',
+  Type.Union([OpenObject, Type.Null()]),
+);
 export const nfts = publicGet<NftListRequest & { page_size: number }>()('Nfts', OpenObject);
-export const nftProvenance = publicGet<{ nft_id: string; currency?: string; page?: number; per_page?: number }>()(
+export const nftProvenance = publicGet<{
+  nft_id: string;
+  currency?: string;
+  page?: number;
+  per_page?: number;
+}>()(
   'NftProvenance',
   Type.Object({ items: Type.Array(Open), total: Num }, { additionalProperties: true }),
 );
@@ -264,5 +282,8 @@ export const nftCollections = publicGet<NftListRequest & { page_size: number }>(
     { additionalProperties: true },
   ),
 );
-export const nftCreator = publicGet<{ creator_id: string }>()('NftCreator', Type.Union([OpenObject, Type.Null()]));
+export const nftCreator = publicGet<{ creator_id: string }>()(
+  'NftCreator',
+  Type.Union([OpenObject, Type.Null()]),
+);
 export const nftCreators = publicGet<NftListRequest>()('NftCreators', OpenObject);

@@ -46,6 +46,10 @@ export interface NftPlaceOfferRequest {
  * The spec does not show this operation's path. `/0/private/NftPlaceOffer` follows the naming of
  * its siblings; a venue that differs is reached through the client's `pathOverrides`.
  */
-export const nftPlaceOffer = privateJson<NftPlaceOfferRequest>()('NftPlaceOffer', Type.Union([OpenObject, Str]), {
-  kind: 'write',
-});
+export const nftPlaceOffer = privateJson<NftPlaceOfferRequest>()(
+  'NftPlaceOffer',
+  Type.Union([OpenObject, Str]),
+  {
+    kind: 'write',
+  },
+);

@@ -55,7 +55,10 @@ const OrderEntry = { kind: 'order-entry', restCost: 0 } as const;
 export const addOrder = privateForm<AddOrderRequest>()(
   'AddOrder',
   Type.Object(
-    { descr: Type.Object({ order: Str }, { additionalProperties: true }), txid: Opt(Type.Array(Str)) },
+    {
+      descr: Type.Object({ order: Str }, { additionalProperties: true }),
+      txid: Opt(Type.Array(Str)),
+    },
     { additionalProperties: true },
   ),
   OrderEntry,
@@ -109,7 +112,9 @@ export const cancelOrder = privateForm<CancelOrderRequest>()('CancelOrder', Coun
 
 // CancelAll and CancelAllOrdersAfter cost 1 on the REST counter (DESIGN.md §3.4) and are safe to
 // repeat, but the transport still leaves repeating them to the caller.
-export const cancelAll = privateForm<Record<string, never>>()('CancelAll', Count, { kind: 'write' });
+export const cancelAll = privateForm<Record<string, never>>()('CancelAll', Count, {
+  kind: 'write',
+});
 
 export interface CancelAllOrdersAfterRequest {
   /** Seconds, under 86400; 0 disarms the timer. */
@@ -125,4 +130,8 @@ export interface CancelOrderBatchRequest {
   /** At most 50 unique order ids or userrefs. */
   readonly orders: readonly (string | number)[];
 }
-export const cancelOrderBatch = privateJson<CancelOrderBatchRequest>()('CancelOrderBatch', Count, OrderEntry);
+export const cancelOrderBatch = privateJson<CancelOrderBatchRequest>()(
+  'CancelOrderBatch',
+  Count,
+  OrderEntry,
+);

@@ -18,39 +18,151 @@ function define(prefix: string, code: string, retryable: boolean) {
   return cls;
 }
 
-export const InvalidArgumentsError = define('EGeneral:Invalid arguments', 'GENERAL_INVALID_ARGUMENTS', false);
-export const IndexUnavailableError = define('EGeneral:Invalid arguments:Index unavailable', 'GENERAL_INDEX_UNAVAILABLE', true);
-export const InvalidStrategyIdError = define('EGeneral:Invalid arguments:Invalid strategy ID', 'EARN_INVALID_STRATEGY_ID', false);
-export const TemporaryLockoutError = define('EGeneral:Temporary lockout', 'GENERAL_TEMPORARY_LOCKOUT', true);
-export const PermissionDeniedError = define('EGeneral:Permission denied', 'GENERAL_PERMISSION_DENIED', false);
+export const InvalidArgumentsError = define(
+  'EGeneral:Invalid arguments',
+  'GENERAL_INVALID_ARGUMENTS',
+  false,
+);
+export const IndexUnavailableError = define(
+  'EGeneral:Invalid arguments:Index unavailable',
+  'GENERAL_INDEX_UNAVAILABLE',
+  true,
+);
+export const InvalidStrategyIdError = define(
+  'EGeneral:Invalid arguments:Invalid strategy ID',
+  'EARN_INVALID_STRATEGY_ID',
+  false,
+);
+export const TemporaryLockoutError = define(
+  'EGeneral:Temporary lockout',
+  'GENERAL_TEMPORARY_LOCKOUT',
+  true,
+);
+export const PermissionDeniedError = define(
+  'EGeneral:Permission denied',
+  'GENERAL_PERMISSION_DENIED',
+  false,
+);
 export const ServiceUnavailableError = define('EService:Unavailable', 'SERVICE_UNAVAILABLE', true);
-export const CancelOnlyModeError = define('EService:Market in cancel_only mode', 'SERVICE_CANCEL_ONLY', true);
-export const PostOnlyModeError = define('EService:Market in post_only mode', 'SERVICE_POST_ONLY', true);
-export const DeadlineElapsedError = define('EService:Deadline elapsed', 'SERVICE_DEADLINE_ELAPSED', true);
+export const CancelOnlyModeError = define(
+  'EService:Market in cancel_only mode',
+  'SERVICE_CANCEL_ONLY',
+  true,
+);
+export const PostOnlyModeError = define(
+  'EService:Market in post_only mode',
+  'SERVICE_POST_ONLY',
+  true,
+);
+export const DeadlineElapsedError = define(
+  'EService:Deadline elapsed',
+  'SERVICE_DEADLINE_ELAPSED',
+  true,
+);
 export const InvalidKeyError = define('EAPI:Invalid key', 'API_INVALID_KEY', false);
-export const InvalidSignatureError = define('EAPI:Invalid signature', 'API_INVALID_SIGNATURE', false);
+export const InvalidSignatureError = define(
+  'EAPI:Invalid signature',
+  'API_INVALID_SIGNATURE',
+  false,
+);
 export const InvalidNonceError = define('EAPI:Invalid nonce', 'API_INVALID_NONCE', true);
-export const RateLimitExceededError = define('EAPI:Rate limit exceeded', 'API_RATE_LIMIT_EXCEEDED', true);
-export const CannotOpenPositionError = define('EOrder:Cannot open position', 'ORDER_CANNOT_OPEN_POSITION', false);
-export const MarginAllowanceExceededError = define('EOrder:Margin allowance exceeded', 'ORDER_MARGIN_ALLOWANCE_EXCEEDED', false);
-export const MarginLevelTooLowError = define('EOrder:Margin level too low', 'ORDER_MARGIN_LEVEL_TOO_LOW', false);
-export const MarginPositionSizeExceededError = define('EOrder:Margin position size exceeded', 'ORDER_MARGIN_POSITION_SIZE_EXCEEDED', false);
-export const InsufficientMarginError = define('EOrder:Insufficient margin', 'ORDER_INSUFFICIENT_MARGIN', true);
-export const InsufficientFundsError = define('EOrder:Insufficient funds', 'ORDER_INSUFFICIENT_FUNDS', false);
-export const OrderMinimumNotMetError = define('EOrder:Order minimum not met', 'ORDER_MINIMUM_NOT_MET', false);
-export const CostMinimumNotMetError = define('EOrder:Cost minimum not met', 'ORDER_COST_MINIMUM_NOT_MET', false);
-export const TickSizeCheckFailedError = define('EOrder:Tick size check failed', 'ORDER_TICK_SIZE_CHECK_FAILED', false);
-export const OrdersLimitExceededError = define('EOrder:Orders limit exceeded', 'ORDER_ORDERS_LIMIT_EXCEEDED', false);
-export const OrderRateLimitExceededError = define('EOrder:Rate limit exceeded', 'ORDER_RATE_LIMIT_EXCEEDED', true);
-export const DomainRateLimitExceededError = define('EOrder:Domain rate limit exceeded', 'ORDER_DOMAIN_RATE_LIMIT_EXCEEDED', true);
-export const PositionsLimitExceededError = define('EOrder:Positions limit exceeded', 'ORDER_POSITIONS_LIMIT_EXCEEDED', false);
-export const UnknownPositionError = define('EOrder:Unknown position', 'ORDER_UNKNOWN_POSITION', false);
-export const AcquisitionLimitExceededError = define('EBM:limit exceeded:CAL', 'BM_ACQUISITION_LIMIT_EXCEEDED', false);
-export const MaxFeeExceededError = define('EFunding:Max fee exceeded', 'FUNDING_MAX_FEE_EXCEEDED', false);
+export const RateLimitExceededError = define(
+  'EAPI:Rate limit exceeded',
+  'API_RATE_LIMIT_EXCEEDED',
+  true,
+);
+export const CannotOpenPositionError = define(
+  'EOrder:Cannot open position',
+  'ORDER_CANNOT_OPEN_POSITION',
+  false,
+);
+export const MarginAllowanceExceededError = define(
+  'EOrder:Margin allowance exceeded',
+  'ORDER_MARGIN_ALLOWANCE_EXCEEDED',
+  false,
+);
+export const MarginLevelTooLowError = define(
+  'EOrder:Margin level too low',
+  'ORDER_MARGIN_LEVEL_TOO_LOW',
+  false,
+);
+export const MarginPositionSizeExceededError = define(
+  'EOrder:Margin position size exceeded',
+  'ORDER_MARGIN_POSITION_SIZE_EXCEEDED',
+  false,
+);
+export const InsufficientMarginError = define(
+  'EOrder:Insufficient margin',
+  'ORDER_INSUFFICIENT_MARGIN',
+  true,
+);
+export const InsufficientFundsError = define(
+  'EOrder:Insufficient funds',
+  'ORDER_INSUFFICIENT_FUNDS',
+  false,
+);
+export const OrderMinimumNotMetError = define(
+  'EOrder:Order minimum not met',
+  'ORDER_MINIMUM_NOT_MET',
+  false,
+);
+export const CostMinimumNotMetError = define(
+  'EOrder:Cost minimum not met',
+  'ORDER_COST_MINIMUM_NOT_MET',
+  false,
+);
+export const TickSizeCheckFailedError = define(
+  'EOrder:Tick size check failed',
+  'ORDER_TICK_SIZE_CHECK_FAILED',
+  false,
+);
+export const OrdersLimitExceededError = define(
+  'EOrder:Orders limit exceeded',
+  'ORDER_ORDERS_LIMIT_EXCEEDED',
+  false,
+);
+export const OrderRateLimitExceededError = define(
+  'EOrder:Rate limit exceeded',
+  'ORDER_RATE_LIMIT_EXCEEDED',
+  true,
+);
+export const DomainRateLimitExceededError = define(
+  'EOrder:Domain rate limit exceeded',
+  'ORDER_DOMAIN_RATE_LIMIT_EXCEEDED',
+  true,
+);
+export const PositionsLimitExceededError = define(
+  'EOrder:Positions limit exceeded',
+  'ORDER_POSITIONS_LIMIT_EXCEEDED',
+  false,
+);
+export const UnknownPositionError = define(
+  'EOrder:Unknown position',
+  'ORDER_UNKNOWN_POSITION',
+  false,
+);
+export const AcquisitionLimitExceededError = define(
+  'EBM:limit exceeded:CAL',
+  'BM_ACQUISITION_LIMIT_EXCEEDED',
+  false,
+);
+export const MaxFeeExceededError = define(
+  'EFunding:Max fee exceeded',
+  'FUNDING_MAX_FEE_EXCEEDED',
+  false,
+);
 export const EarnBelowMinError = define('EEarnings:Below min', 'EARN_BELOW_MIN', false);
 export const EarnBusyError = define('EEarnings:Busy', 'EARN_BUSY', true);
-export const EarnTierTooLowError = define('EEarnings:Permission denied', 'EARN_TIER_TOO_LOW', false);
-export const EarnInsufficientFundsError = define('EEarnings:Insufficient funds', 'EARN_INSUFFICIENT_FUNDS', false);
+export const EarnTierTooLowError = define(
+  'EEarnings:Permission denied',
+  'EARN_TIER_TOO_LOW',
+  false,
+);
+export const EarnInsufficientFundsError = define(
+  'EEarnings:Insufficient funds',
+  'EARN_INSUFFICIENT_FUNDS',
+  false,
+);
 export const EarnAboveMaxError = define('EEarnings:Above max', 'EARN_ABOVE_MAX', false);
 
 /** `EService:Throttled: <UNIX timestamp>`: the request was not processed; retry after `retryAtMs`. */
@@ -63,7 +175,8 @@ export class ThrottledError extends ExchangeError {
   constructor(parts: ErrorParts, context: Context) {
     super(ThrottledError.code, parts, context, true);
     const seconds = Number(parts.extra);
-    this.retryAtMs = parts.extra !== undefined && Number.isFinite(seconds) ? seconds * 1000 : undefined;
+    this.retryAtMs =
+      parts.extra !== undefined && Number.isFinite(seconds) ? seconds * 1000 : undefined;
   }
 }
 
@@ -81,16 +194,41 @@ type ErrorClass = (new (parts: ErrorParts, context: Context) => ExchangeError) &
 };
 
 export const ERROR_CLASSES: readonly ErrorClass[] = [
-  InvalidArgumentsError, IndexUnavailableError, InvalidStrategyIdError, TemporaryLockoutError,
-  PermissionDeniedError, ServiceUnavailableError, CancelOnlyModeError, PostOnlyModeError,
-  DeadlineElapsedError, ThrottledError, InvalidKeyError, InvalidSignatureError, InvalidNonceError,
-  RateLimitExceededError, CannotOpenPositionError, MarginAllowanceExceededError,
-  MarginLevelTooLowError, MarginPositionSizeExceededError, InsufficientMarginError,
-  InsufficientFundsError, OrderMinimumNotMetError, CostMinimumNotMetError, TickSizeCheckFailedError,
-  OrdersLimitExceededError, OrderRateLimitExceededError, DomainRateLimitExceededError,
-  PositionsLimitExceededError, UnknownPositionError, AcquisitionLimitExceededError,
-  MaxFeeExceededError, EarnBelowMinError, EarnBusyError, EarnTierTooLowError,
-  EarnInsufficientFundsError, EarnAboveMaxError,
+  InvalidArgumentsError,
+  IndexUnavailableError,
+  InvalidStrategyIdError,
+  TemporaryLockoutError,
+  PermissionDeniedError,
+  ServiceUnavailableError,
+  CancelOnlyModeError,
+  PostOnlyModeError,
+  DeadlineElapsedError,
+  ThrottledError,
+  InvalidKeyError,
+  InvalidSignatureError,
+  InvalidNonceError,
+  RateLimitExceededError,
+  CannotOpenPositionError,
+  MarginAllowanceExceededError,
+  MarginLevelTooLowError,
+  MarginPositionSizeExceededError,
+  InsufficientMarginError,
+  InsufficientFundsError,
+  OrderMinimumNotMetError,
+  CostMinimumNotMetError,
+  TickSizeCheckFailedError,
+  OrdersLimitExceededError,
+  OrderRateLimitExceededError,
+  DomainRateLimitExceededError,
+  PositionsLimitExceededError,
+  UnknownPositionError,
+  AcquisitionLimitExceededError,
+  MaxFeeExceededError,
+  EarnBelowMinError,
+  EarnBusyError,
+  EarnTierTooLowError,
+  EarnInsufficientFundsError,
+  EarnAboveMaxError,
 ];
 
 // Longest prefix first, so `EGeneral:Invalid arguments:Index unavailable` beats its parent.
@@ -100,7 +238,11 @@ const BY_PREFIX = [...ERROR_CLASSES].sort((a, b) => b.prefix.length - a.prefix.l
 export function toExchangeError(parts: ErrorParts, context: Context): ExchangeError {
   const raw = parts.raw;
   for (const cls of BY_PREFIX) {
-    if (raw === cls.prefix || raw.startsWith(`${cls.prefix}:`) || raw.startsWith(`${cls.prefix}.`)) {
+    if (
+      raw === cls.prefix ||
+      raw.startsWith(`${cls.prefix}:`) ||
+      raw.startsWith(`${cls.prefix}.`)
+    ) {
       return new cls(parts, context);
     }
   }

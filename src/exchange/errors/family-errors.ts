@@ -20,9 +20,13 @@ export class FuturesError extends MakerdError {
     details: readonly string[],
   ) {
     const what = [errorId, ...details].filter((x) => x !== undefined && x !== '').join('; ');
-    super('FUTURES_ERROR', `${what || 'error'} (${endpoint}, HTTP ${status}, trace ${traceId ?? 'none'})`, {
-      retryable: status >= 500,
-    });
+    super(
+      'FUTURES_ERROR',
+      `${what || 'error'} (${endpoint}, HTTP ${status}, trace ${traceId ?? 'none'})`,
+      {
+        retryable: status >= 500,
+      },
+    );
     this.endpoint = endpoint;
     this.status = status;
     this.traceId = traceId;

@@ -95,9 +95,13 @@ export class ResponseParseError extends MakerdError {
   readonly traceId: string | undefined;
   readonly path: string;
   constructor(endpoint: string, traceId: string | undefined, path: string, reason: string) {
-    super('RESPONSE_MALFORMED', `malformed response at ${path}: ${reason} (${endpoint}, trace ${traceId ?? 'none'})`, {
-      retryable: false,
-    });
+    super(
+      'RESPONSE_MALFORMED',
+      `malformed response at ${path}: ${reason} (${endpoint}, trace ${traceId ?? 'none'})`,
+      {
+        retryable: false,
+      },
+    );
     this.endpoint = endpoint;
     this.traceId = traceId;
     this.path = path;

@@ -22,7 +22,8 @@ export function unwrapPay(body: unknown, endpoint: string, traceId: string | und
     const errors: unknown[] = body.error;
     for (const e of errors) {
       if (typeof e === 'string') continue; // handled by unwrapEnvelope below
-      if (!isObj(e)) throw new ResponseParseError(endpoint, traceId, 'error', 'entry is not an object');
+      if (!isObj(e))
+        throw new ResponseParseError(endpoint, traceId, 'error', 'entry is not an object');
       const severity = str(e.severity)?.startsWith('W') === true ? 'W' : 'E';
       const category = str(e.errorClass) ?? 'Unknown';
       const message = str(e.type) ?? '';
@@ -48,7 +49,10 @@ export function unwrapOtc(body: unknown, endpoint: string, traceId: string | und
     const message = str(e.msg) ?? str(e.type) ?? 'Invalid arguments';
     const field = str(e.field);
     const raw = `E${category}:${message}${field === undefined ? '' : `:${field}`}`;
-    throw toExchangeError({ severity: 'E', category, message, extra: field, raw }, { traceId, endpoint });
+    throw toExchangeError(
+      { severity: 'E', category, message, extra: field, raw },
+      { traceId, endpoint },
+    );
   }
   return unwrapEnvelope(body, endpoint, traceId);
 }
@@ -65,14 +69,19 @@ export function unwrapFutures(
 ): Unwrapped {
   const body = parseOrStatus(status, text, endpoint, traceId);
   const failed =
-    status !== 200 || (isObj(body) && (body.result === 'error' || (str(body.error) !== undefined && body.result === undefined)));
+    status !== 200 ||
+    (isObj(body) &&
+      (body.result === 'error' || (str(body.error) !== undefined && body.result === undefined)));
   if (!failed) return { result: body, warnings: [] };
   if (!isObj(body)) throw new HttpStatusError(endpoint, status, traceId, text);
   const details: string[] = [];
   if (Array.isArray(body.errors)) {
     for (const e of body.errors as unknown[]) {
       if (typeof e === 'string') details.push(e);
-      else if (isObj(e)) details.push(`${String(e.code ?? '')} ${str(e.message) ?? ''}`.trim());
+      else if (isObj(e))
+        details.push(
+          `${typeof e.code === 'number' || typeof e.code === 'string' ? e.code : ''} ${str(e.message) ?? ''}`.trim(),
+        );
     }
   }
   for (const k of ['message', 'suberror'] as const) {
@@ -104,7 +113,12 @@ export function unwrapCustody(
   throw new HttpStatusError(endpoint, status, traceId, text);
 }
 
-function parseOrStatus(status: number, text: string, endpoint: string, traceId: string | undefined): unknown {
+function parseOrStatus(
+  status: number,
+  text: string,
+  endpoint: string,
+  traceId: string | undefined,
+): unknown {
   try {
     return parseJsonBody(text, endpoint, traceId);
   } catch (err) {

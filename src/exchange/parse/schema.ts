@@ -15,7 +15,12 @@ export class ResultSchema<S extends TSchema> {
   }
 
   /** Returns the value typed, or throws ResponseParseError naming the first bad path. */
-  assert(value: unknown, endpoint: string, traceId: string | undefined, root = 'result'): Static<S> {
+  assert(
+    value: unknown,
+    endpoint: string,
+    traceId: string | undefined,
+    root = 'result',
+  ): Static<S> {
     this.#check ??= TypeCompiler.Compile(this.schema);
     if (this.#check.Check(value)) return value;
     const first = this.#check.Errors(value).First();

@@ -27,7 +27,8 @@ export class Credentials {
     }
     this.apiKey = input.apiKey;
     this.#secret = Buffer.from(input.apiSecret, 'base64');
-    if (this.#secret.length === 0) throw new InvalidInputError(`${field}.apiSecret`, 'decodes to nothing');
+    if (this.#secret.length === 0)
+      throw new InvalidInputError(`${field}.apiSecret`, 'decodes to nothing');
     this.#otp = input.otp;
   }
 

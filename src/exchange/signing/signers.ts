@@ -47,7 +47,9 @@ export const futuresSigner: RequestSigner = {
       ? input.path.slice('/derivatives'.length)
       : input.path;
     const data = input.method === 'GET' ? input.query : input.body || input.query;
-    const digest = createHash('sha256').update(data + input.nonce + endpointPath).digest();
+    const digest = createHash('sha256')
+      .update(data + input.nonce + endpointPath)
+      .digest();
     const authent = createHmac('sha512', credentials.secretBytes()).update(digest).digest('base64');
     const headers: Record<string, string> = { APIKey: credentials.apiKey, Authent: authent };
     if (input.nonce !== '') headers.Nonce = input.nonce;

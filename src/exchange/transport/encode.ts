@@ -22,7 +22,9 @@ function append(parts: string[], key: string, value: unknown): void {
       return;
     case 'object':
       if (Array.isArray(value)) {
-        parts.push(`${encodeURIComponent(key)}=${value.map((v) => encodeURIComponent(String(v))).join(',')}`);
+        parts.push(
+          `${encodeURIComponent(key)}=${value.map((v) => encodeURIComponent(String(v))).join(',')}`,
+        );
         return;
       }
       for (const [sub, v] of Object.entries(value as Record<string, unknown>)) {

@@ -110,7 +110,13 @@ function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 function mapRequestError(endpoint: string, cause: unknown): TransportError {
   if (cause instanceof undiciErrors.ConnectTimeoutError) return new ConnectError(endpoint, cause);
@@ -118,7 +124,8 @@ function mapRequestError(endpoint: string, cause: unknown): TransportError {
     return new RequestTimeoutError(endpoint, 'headers', cause);
   }
   const code = (cause as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return new ConnectError(endpoint, cause);
+  if (typeof code === 'string' && NOT_SENT_CODES.has(code))
+    return new ConnectError(endpoint, cause);
   if (cause instanceof undiciErrors.RequestAbortedError || isAbort(cause)) {
     return new TransportError('TRANSPORT_ABORTED', 'request aborted by the caller', {
       endpoint,
@@ -130,7 +137,11 @@ function mapRequestError(endpoint: string, cause: unknown): TransportError {
   return new ConnectionLostError(endpoint, cause);
 }
 
-function mapBodyError(endpoint: string, cause: unknown, traceId: string | undefined): TransportError {
+function mapBodyError(
+  endpoint: string,
+  cause: unknown,
+  traceId: string | undefined,
+): TransportError {
   if (cause instanceof undiciErrors.BodyTimeoutError) {
     return new RequestTimeoutError(endpoint, 'body', cause, traceId);
   }
