@@ -1,14 +1,24 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when a build exists (containers), and the TypeScript sources through tsx
-// otherwise, so that `npx makerd` works right after `npm ci` in a fresh clone.
+// In a checkout (sources present, tsx installed) run the TypeScript sources, so an edit is never
+// shadowed by a stale build; in an image or installed package run the compiled dist/.
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
-const built = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href);
+const source = new URL('../src/cli/main.ts', import.meta.url);
+const built = new URL('../dist/src/cli/main.js', import.meta.url);
+
+async function tsxAvailable() {
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (existsSync(fileURLToPath(source)) && (await tsxAvailable())) {
+  await import(source.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL('../src/cli/main.ts', import.meta.url).href);
+  await import(built.href);
 }

@@ -252,7 +252,8 @@ export const spread = publicGet<SpreadRequest>()('Spread', SpreadResult, {
 export interface NftListRequest {
   readonly currency?: string;
   readonly cursor?: string;
-  /** Filter object; its fields are not shown in the spec. Sent as JSON text in the query. */
+  /** Filter object; its fields are not shown in the spec. Sent form-nested, `filter[field]=value`, as the
+   * exchange family encodes objects in queries. */
   readonly filter?: Record<string, unknown>;
   readonly page_size?: number;
   readonly sort?: string;

@@ -152,7 +152,18 @@ export const MaxFeeExceededError = define(
   false,
 );
 export const EarnBelowMinError = define('EEarnings:Below min', 'EARN_BELOW_MIN', false);
+// The two Busy strings call for different handling: poll the status endpoint, or wait and retry.
 export const EarnBusyError = define('EEarnings:Busy', 'EARN_BUSY', true);
+export const EarnOperationInProgressError = define(
+  'EEarnings:Busy:Another (de)allocation for the same strategy is in progress',
+  'EARN_OPERATION_IN_PROGRESS',
+  true,
+);
+export const EarnServiceBusyError = define(
+  'EEarnings:Busy. Try again in a few minutes',
+  'EARN_SERVICE_BUSY',
+  true,
+);
 export const EarnTierTooLowError = define(
   'EEarnings:Permission denied',
   'EARN_TIER_TOO_LOW',
@@ -164,6 +175,16 @@ export const EarnInsufficientFundsError = define(
   false,
 );
 export const EarnAboveMaxError = define('EEarnings:Above max', 'EARN_ABOVE_MAX', false);
+export const EarnAboveUserLimitError = define(
+  'EEarnings:Above max:The allocation exceeds user limit for the strategy',
+  'EARN_ABOVE_USER_LIMIT',
+  false,
+);
+export const EarnAboveStrategyLimitError = define(
+  'EEarnings:Above max:The allocation exceeds the total strategy limit',
+  'EARN_ABOVE_STRATEGY_LIMIT',
+  false,
+);
 
 /** `EService:Throttled: <UNIX timestamp>`: the request was not processed; retry after `retryAtMs`. */
 export class ThrottledError extends ExchangeError {
@@ -226,9 +247,13 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   MaxFeeExceededError,
   EarnBelowMinError,
   EarnBusyError,
+  EarnOperationInProgressError,
+  EarnServiceBusyError,
   EarnTierTooLowError,
   EarnInsufficientFundsError,
   EarnAboveMaxError,
+  EarnAboveUserLimitError,
+  EarnAboveStrategyLimitError,
 ];
 
 // Longest prefix first, so `EGeneral:Invalid arguments:Index unavailable` beats its parent.

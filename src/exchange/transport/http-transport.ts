@@ -72,9 +72,10 @@ export class HttpTransport {
     let body = '';
     let bytes: Uint8Array | undefined;
     try {
+      const url = new URL(req.url);
       const res = await this.#agent.request({
-        origin: new URL(req.url).origin,
-        path: pathOf(req.url),
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: req.method,
         headers,
         body: req.body,
@@ -99,11 +100,6 @@ export class HttpTransport {
   async close(): Promise<void> {
     await this.#agent.close();
   }
-}
-
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {
