@@ -208,18 +208,27 @@ export class SpotClient {
     this.call(E.ledgers, q, o);
 
   // ---- trading ----
-  addOrder = (q: Q<typeof E.addOrder>, o?: CallOptions): R<typeof E.addOrder> => {
-    checkOrderEntry(this.#pairRules, 'AddOrder', q.pair, [q]);
-    return this.call(E.addOrder, q, o);
-  };
-  addOrderBatch = (q: Q<typeof E.addOrderBatch>, o?: CallOptions): R<typeof E.addOrderBatch> => {
-    checkOrderEntry(this.#pairRules, 'AddOrderBatch', q.pair, q.orders);
-    return this.call(E.addOrderBatch, q, o);
-  };
-  editOrder = (q: Q<typeof E.editOrder>, o?: CallOptions): R<typeof E.editOrder> => {
-    checkOrderEntry(this.#pairRules, 'EditOrder', q.pair, [q]);
-    return this.call(E.editOrder, q, o);
-  };
+  addOrder = (q: Q<typeof E.addOrder>, o?: CallOptions): R<typeof E.addOrder> =>
+    this.#checked(
+      () => checkOrderEntry(this.#pairRules, 'AddOrder', q.pair, [q]),
+      E.addOrder,
+      q,
+      o,
+    );
+  addOrderBatch = (q: Q<typeof E.addOrderBatch>, o?: CallOptions): R<typeof E.addOrderBatch> =>
+    this.#checked(
+      () => checkOrderEntry(this.#pairRules, 'AddOrderBatch', q.pair, q.orders),
+      E.addOrderBatch,
+      q,
+      o,
+    );
+  editOrder = (q: Q<typeof E.editOrder>, o?: CallOptions): R<typeof E.editOrder> =>
+    this.#checked(
+      () => checkOrderEntry(this.#pairRules, 'EditOrder', q.pair, [q]),
+      E.editOrder,
+      q,
+      o,
+    );
   cancelOrder = (q: Q<typeof E.cancelOrder>, o?: CallOptions): R<typeof E.cancelOrder> =>
     this.call(E.cancelOrder, q, o);
   cancelAll = (o?: CallOptions): R<typeof E.cancelAll> => this.call(E.cancelAll, {}, o);
@@ -334,23 +343,52 @@ export class SpotClient {
   futuresAcceptRfqOffer = (
     q: Q<typeof E.futuresAcceptRfqOffer>,
     o?: CallOptions,
-  ): R<typeof E.futuresAcceptRfqOffer> => {
-    if ((q.bidAccepted === undefined) === (q.askAccepted === undefined)) {
-      throw new InvalidInputError('bidAccepted/askAccepted', 'exactly one of them must be given');
-    }
-    return this.call(E.futuresAcceptRfqOffer, q, o);
-  };
+  ): R<typeof E.futuresAcceptRfqOffer> =>
+    this.#checked(
+      () => {
+        if ((q.bidAccepted === undefined) === (q.askAccepted === undefined)) {
+          throw new InvalidInputError(
+            'bidAccepted/askAccepted',
+            'exactly one of them must be given',
+          );
+        }
+      },
+      E.futuresAcceptRfqOffer,
+      q,
+      o,
+    );
   futuresFills = (q: Q<typeof E.futuresFills> = {}, o?: CallOptions): R<typeof E.futuresFills> =>
     this.call(E.futuresFills, q, o);
   custodyWithdrawalMethods = (
     q: Q<typeof E.custodyWithdrawalMethods>,
     o?: CallOptions,
-  ): R<typeof E.custodyWithdrawalMethods> => {
-    if (q.asset !== undefined && q.asset_class === undefined) {
-      throw new InvalidInputError('asset_class', 'is required when asset is given');
-    }
-    return this.call(E.custodyWithdrawalMethods, q, o);
-  };
+  ): R<typeof E.custodyWithdrawalMethods> =>
+    this.#checked(
+      () => {
+        if (q.asset !== undefined && q.asset_class === undefined) {
+          throw new InvalidInputError('asset_class', 'is required when asset is given');
+        }
+      },
+      E.custodyWithdrawalMethods,
+      q,
+      o,
+    );
+
+  /**
+   * Runs a pre-flight check and then the call; a failed check rejects the returned promise like
+   * any other failure, so `Promise.allSettled` over several orders sees each outcome.
+   */
+  #checked<Req, Out>(
+    check: () => void,
+    endpoint: Endpoint<Req, Out>,
+    req: Req,
+    opts: CallOptions | undefined,
+  ): Promise<ApiResponse<Out>> {
+    return new Promise<void>((resolve) => {
+      check();
+      resolve();
+    }).then(() => this.call(endpoint, req, opts));
+  }
 }
 
 function checkUrl(value: string, field: string): string {
