@@ -40,7 +40,7 @@ export interface HttpResponse {
   readonly contentType: string | undefined;
 }
 
-export const DEFAULT_USER_AGENT = 'makerd/0.1 (+https://github.com/makerd/makerd)';
+export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
 
 /**
  * The one place that talks HTTP: a keep-alive pool per origin with explicit timeouts, mapping
