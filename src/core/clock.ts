@@ -5,13 +5,38 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
-  /** Resolves after `ms` milliseconds of this clock's time. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Resolves after `ms` milliseconds of this clock's time. An aborted `signal` rejects with its
+   * reason and drops the timer, so a sleep nobody needs any more never holds the process open.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('sleep aborted');
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(abortReason(signal));
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(abortReason(signal as AbortSignal));
+      };
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
 };
 
 interface Sleeper {
@@ -34,9 +59,22 @@ export class ManualClock implements Clock {
     return this.#now;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.#sleepers.push({ at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve });
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(abortReason(signal));
+        return;
+      }
+      const sleeper: Sleeper = { at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+          reject(abortReason(signal));
+        },
+        { once: true },
+      );
     });
   }
 

@@ -99,7 +99,7 @@ export class CallPipeline {
       } catch (err) {
         if (attempt >= attempts || !retryableRead(ep.family, err) || opts.signal?.aborted === true)
           throw err;
-        await this.#p.clock.sleep(this.#backoff(attempt));
+        await this.#p.clock.sleep(this.#backoff(attempt), opts.signal);
       }
     }
   }

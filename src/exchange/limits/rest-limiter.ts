@@ -47,8 +47,8 @@ interface Waiter {
 /**
  * Paces one API key's private calls so its REST call counter stays within the tier maximum.
  * One pump serves the queue: it releases what fits, then sleeps once until the next thing can
- * happen, so there is no polling and nothing is armed while the queue is empty. `Clock.sleep`
- * cannot be cancelled, so a sleep made stale by an abort or a new head runs out and is ignored.
+ * happen, so there is no polling and nothing is armed while the queue is empty. A sleep made
+ * stale by an abort or a new head is cancelled, so it never holds the process open.
  */
 export class RestLimiter {
   readonly max: number;
@@ -61,8 +61,7 @@ export class RestLimiter {
   #throttledUntil = 0;
   #backoffUntil = 0;
   #backoffMs = 0;
-  #sleepUntil: number | undefined;
-  #generation = 0;
+  #sleep: { readonly until: number; readonly controller: AbortController } | undefined;
 
   constructor(options: RestLimiterOptions) {
     const limits = REST_COUNTER[options.tier];
@@ -96,11 +95,14 @@ export class RestLimiter {
 
     const priority = opts.priority ?? 'normal';
     const label = opts.label ?? 'private call';
-    const estimate =
-      cost === 0
-        ? this.#throttledUntil - now
-        : this.#releaseAt(cost, this.#aheadOf(priority), now) - now;
-    if (estimate > maxWaitMs) throw new BudgetWaitTooLongError(label, estimate, maxWaitMs);
+    // The estimate walks the whole queue: only worth it when the caller set a limit.
+    if (maxWaitMs !== Infinity) {
+      const estimate =
+        cost === 0
+          ? this.#throttledUntil - now
+          : this.#releaseAt(cost, this.#aheadOf(priority), now) - now;
+      if (estimate > maxWaitMs) throw new BudgetWaitTooLongError(label, estimate, maxWaitMs);
+    }
 
     await new Promise<void>((resolve, reject) => {
       const queue = cost === 0 ? this.#free : this.#queues[priority];
@@ -158,7 +160,7 @@ export class RestLimiter {
     return {
       level: this.#counter.decayed(nowMs),
       max: this.max,
-      blockedUntilMs: Math.max(this.#throttledUntil, this.#backoffUntil),
+      blockedUntilMs: this.#gateUntil(),
       queued: this.#queues.high.length + this.#queues.normal.length + this.#free.length,
     };
   }
@@ -247,16 +249,29 @@ export class RestLimiter {
     for (const w of [...this.#serviceOrder(), ...this.#free]) {
       wakeAt = Math.min(wakeAt, w.deadlineMs);
     }
-    if (wakeAt === Infinity) return;
+    if (wakeAt === Infinity) {
+      // Nothing waits: drop any sleep, so an idle limiter holds no timer.
+      this.#cancelSleep();
+      return;
+    }
     // A pending sleep that ends no later still serves; an earlier need supersedes it.
-    if (this.#sleepUntil !== undefined && this.#sleepUntil <= wakeAt) return;
-    this.#sleepUntil = wakeAt;
-    const generation = ++this.#generation;
-    const wake = (): void => {
-      if (generation !== this.#generation) return;
-      this.#sleepUntil = undefined;
-      this.#schedule();
-    };
-    void this.#clock.sleep(wakeAt - now).then(wake, wake);
+    if (this.#sleep !== undefined && this.#sleep.until <= wakeAt) return;
+    this.#cancelSleep();
+    const controller = new AbortController();
+    const sleep = { until: wakeAt, controller };
+    this.#sleep = sleep;
+    this.#clock.sleep(wakeAt - now, controller.signal).then(
+      () => {
+        if (this.#sleep !== sleep) return;
+        this.#sleep = undefined;
+        this.#schedule();
+      },
+      () => {}, // aborted: superseded or no longer needed
+    );
+  }
+
+  #cancelSleep(): void {
+    this.#sleep?.controller.abort();
+    this.#sleep = undefined;
   }
 }

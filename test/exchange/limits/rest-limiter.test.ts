@@ -14,9 +14,9 @@ const TOLERANCE = 1e-6;
 
 class CountingClock extends ManualClock {
   sleeps = 0;
-  override sleep(ms: number): Promise<void> {
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps += 1;
-    return super.sleep(ms);
+    return super.sleep(ms, signal);
   }
 }
 
@@ -274,6 +274,20 @@ void describe('RestLimiter waiting limits', () => {
     );
     await clock.advance(5_000);
     assert.equal(clock.pending, 0);
+  });
+
+  void it('aborting the only waiter disarms the limiter at once (no timer holds the process)', async () => {
+    const clock = new ManualClock();
+    const limiter = new RestLimiter({ tier: 'starter', clock });
+    for (let i = 0; i < 15; i++) await limiter.acquire(1);
+    const controller = new AbortController();
+    const waiting = limiter.acquire(1, { signal: controller.signal });
+    await clock.advance(0);
+    assert.equal(clock.pending, 1, 'a full counter should make the limiter sleep');
+    controller.abort(new Error('shutting down'));
+    await assert.rejects(waiting, /shutting down/);
+    assert.equal(clock.pending, 0, 'the stale sleep is still armed');
+    assert.equal(limiter.snapshot().queued, 0);
   });
 
   void it('an already aborted signal rejects without queueing or counting', async () => {

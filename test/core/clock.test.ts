@@ -1,0 +1,35 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock, systemClock } from '../../src/core/index.js';
+
+void describe('Clock.sleep with an AbortSignal', () => {
+  void it('ManualClock: an aborted sleep rejects and is no longer pending', async () => {
+    const clock = new ManualClock(0);
+    const controller = new AbortController();
+    const sleeping = clock.sleep(1_000, controller.signal);
+    const kept = clock.sleep(2_000);
+    assert.equal(clock.pending, 2);
+    controller.abort(new Error('not needed'));
+    await assert.rejects(sleeping, /not needed/);
+    assert.equal(clock.pending, 1);
+    await clock.advance(2_000);
+    await kept;
+    assert.equal(clock.now(), 2_000);
+  });
+
+  void it('ManualClock: a signal aborted beforehand rejects without queueing', async () => {
+    const clock = new ManualClock(0);
+    await assert.rejects(clock.sleep(10, AbortSignal.abort(new Error('late'))), /late/);
+    assert.equal(clock.pending, 0);
+  });
+
+  void it('systemClock: abort cancels the timer instead of letting it run out', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const sleeping = systemClock.sleep(60_000, controller.signal);
+    controller.abort(new Error('cancelled'));
+    await assert.rejects(sleeping, /cancelled/);
+    // A 60 s timer left armed would keep this test process alive; the runner would hang.
+    assert.ok(Date.now() - started < 1_000);
+  });
+});
