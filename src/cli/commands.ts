@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
+import { registerSimCommand } from './sim-command.js';
 
 /**
  * Commands of the issues still open say so plainly instead of pretending to run, so an operator
  * never mistakes an unbuilt part for a running one.
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
-  ['sim', 'run the exchange simulator', 3],
   ['run', 'run runner, executor and supervisor in one process', 7],
   ['runner', 'run the strategy runner only', 4],
   ['executor', 'run the order executor only', 5],
@@ -23,12 +23,14 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
 
 export function registerCommands(program: Command): void {
+  registerSimCommand(program);
+
   program
     .command('time')
     .description("print the exchange's server time (public, no key needed)")

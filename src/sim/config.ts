@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { parse as parseYaml } from 'yaml';
+import { InvalidInputError, parseWithSchema } from '../core/index.js';
+import { TIERS } from '../exchange/limits/index.js';
+import { PERMISSIONS } from './state/permissions.js';
+import { DEFAULT_ASSETS, DEFAULT_PAIRS } from './defaults.js';
+
+const DecimalText = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' });
+const FeeTier = Type.Tuple([Type.Number({ minimum: 0 }), Type.Number({ minimum: 0 })]);
+
+export const AssetConfig = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  altname: Type.String({ minLength: 1 }),
+  decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  display_decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  collateral_value: Type.Optional(Type.Number({ minimum: 0 })),
+});
+export type AssetConfig = Static<typeof AssetConfig>;
+
+export const PairConfig = Type.Object({
+  /** Pair id as the exchange keys it, e.g. XXBTZUSD. */
+  id: Type.String({ minLength: 1 }),
+  altname: Type.String({ minLength: 1 }),
+  wsname: Type.String({ minLength: 1 }),
+  base: Type.String({ minLength: 1 }),
+  quote: Type.String({ minLength: 1 }),
+  pair_decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  lot_decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  cost_decimals: Type.Integer({ minimum: 0, maximum: 18 }),
+  ordermin: DecimalText,
+  costmin: DecimalText,
+  tick_size: DecimalText,
+  /** Taker fee tiers: [30-day volume in USD, percent]. */
+  fees: Type.Array(FeeTier, { minItems: 1 }),
+  fees_maker: Type.Array(FeeTier, { minItems: 1 }),
+  /** Fair value the background market starts from. */
+  initial_price: DecimalText,
+});
+export type PairConfig = Static<typeof PairConfig>;
+
+export const AccountConfig = Type.Object({
+  key: Type.String({ minLength: 1 }),
+  /** Base64, as the exchange issues secrets. */
+  secret: Type.String({ minLength: 4, pattern: '^[A-Za-z0-9+/]+={0,2}$' }),
+  tier: Type.Union(
+    TIERS.map((t) => Type.Literal(t)),
+    { default: 'starter' },
+  ),
+  permissions: Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
+    default: [...PERMISSIONS],
+  }),
+  balances: Type.Record(Type.String(), DecimalText, { default: {} }),
+  /** Nonces may arrive this far below the highest seen and still pass, once each. */
+  nonce_window: Type.Integer({ minimum: 0, default: 0 }),
+  /** When set, private calls must carry this otp. */
+  otp: Type.Optional(Type.String({ minLength: 1 })),
+});
+export type AccountConfig = Static<typeof AccountConfig>;
+
+const DecayConfig = Type.Object({
+  max: Type.Number({ exclusiveMinimum: 0 }),
+  decay_per_sec: Type.Number({ exclusiveMinimum: 0 }),
+});
+
+export const BackgroundConfig = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  seed: Type.Integer({ default: 1 }),
+  /** How often the synthetic participants act. */
+  step_ms: Type.Integer({ minimum: 10, default: 250 }),
+  /** Standard deviation of the fair value's log-return per second. */
+  volatility_per_sec: Type.Number({ minimum: 0, default: 0.0004 }),
+  /** Mean number of taker orders per second per pair. */
+  takers_per_sec: Type.Number({ minimum: 0, default: 1.5 }),
+  /** Resting levels per side kept around fair value. */
+  levels: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
+  /** Half-spread of the background quotes in ticks... as a fraction of fair value. */
+  half_spread: Type.Number({ minimum: 0, default: 0.0005 }),
+  /** Distance between background levels as a fraction of fair value. */
+  level_step: Type.Number({ exclusiveMinimum: 0, default: 0.0004 }),
+  /** Notional in quote currency per background level (randomized ±50 %). */
+  level_notional: Type.Number({ exclusiveMinimum: 0, default: 20000 }),
+  /** Mean taker order notional in quote currency. */
+  taker_notional: Type.Number({ exclusiveMinimum: 0, default: 3000 }),
+});
+export type BackgroundConfig = Static<typeof BackgroundConfig>;
+
+export const SimConfig = Type.Object({
+  host: Type.String({ default: '127.0.0.1' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 7878 }),
+  assets: Type.Array(AssetConfig, { default: DEFAULT_ASSETS }),
+  pairs: Type.Array(PairConfig, { default: DEFAULT_PAIRS }),
+  accounts: Type.Array(AccountConfig, { default: [] }),
+  background: BackgroundConfig,
+  /** Public requests per client address, as a leaky counter (1 point a call). */
+  public_limit: Type.Object(
+    {
+      max: Type.Number({ exclusiveMinimum: 0 }),
+      decay_per_sec: Type.Number({ exclusiveMinimum: 0 }),
+    },
+    { default: { max: 100, decay_per_sec: 20 } },
+  ),
+  /** Consecutive EAPI:Invalid key answers from one address before EGeneral:Temporary lockout. */
+  invalid_key_lockout: Type.Object(
+    {
+      threshold: Type.Integer({ minimum: 1 }),
+      duration_ms: Type.Integer({ minimum: 0 }),
+    },
+    { default: { threshold: 10, duration_ms: 30_000 } },
+  ),
+  /** How long a key stays restricted after EAPI:Rate limit exceeded; calls during it extend it. */
+  rate_limit_restriction_ms: Type.Integer({ minimum: 0, default: 3_000 }),
+  /** How often timers (GTD expiry, starttm, triggers, dead-man, async jobs) are checked. */
+  tick_ms: Type.Integer({ minimum: 1, default: 100 }),
+});
+export type SimConfig = Static<typeof SimConfig>;
+export type DecayConfig = Static<typeof DecayConfig>;
+
+/** Validates a config object (from YAML or code), filling defaults; errors name the field. */
+export function parseSimConfig(value: unknown): SimConfig {
+  const config = parseWithSchema(SimConfig, value, 'sim');
+  checkReferences(config);
+  return config;
+}
+
+export function loadSimConfig(file: string): SimConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InvalidInputError('config', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (err) {
+    throw new InvalidInputError('config', `${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  return parseSimConfig(value);
+}
+
+function checkReferences(config: SimConfig): void {
+  const assets = new Set(config.assets.map((a) => a.id));
+  config.pairs.forEach((p, i) => {
+    for (const side of ['base', 'quote'] as const) {
+      if (!assets.has(p[side])) {
+        throw new InvalidInputError(
+          `sim.pairs.${i}.${side}`,
+          `unknown asset ${JSON.stringify(p[side])}`,
+        );
+      }
+    }
+  });
+  const keys = new Set<string>();
+  config.accounts.forEach((a, i) => {
+    if (keys.has(a.key))
+      throw new InvalidInputError(
+        `sim.accounts.${i}.key`,
+        `duplicate key ${JSON.stringify(a.key)}`,
+      );
+    keys.add(a.key);
+    for (const asset of Object.keys(a.balances)) {
+      if (!assets.has(asset)) {
+        throw new InvalidInputError(`sim.accounts.${i}.balances.${asset}`, 'unknown asset');
+      }
+    }
+  });
+}
