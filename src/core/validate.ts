@@ -13,7 +13,7 @@ export function parseWithSchema<S extends TSchema>(
   root: string,
 ): Static<S> {
   const withDefaults = Value.Default(schema, Value.Clone(value ?? {}));
-  if (Value.Check(schema, withDefaults)) return withDefaults as Static<S>;
+  if (Value.Check(schema, withDefaults)) return withDefaults;
   const first = Value.Errors(schema, withDefaults).First();
   const path = (first?.path ?? '').split('/').filter((p) => p !== '');
   const field = [root, ...path].filter((p) => p !== '').join('.');

@@ -58,31 +58,34 @@ export const AccountConfig = Type.Object({
 });
 export type AccountConfig = Static<typeof AccountConfig>;
 
-const DecayConfig = Type.Object({
+export const DecayConfig = Type.Object({
   max: Type.Number({ exclusiveMinimum: 0 }),
   decay_per_sec: Type.Number({ exclusiveMinimum: 0 }),
 });
 
-export const BackgroundConfig = Type.Object({
-  enabled: Type.Boolean({ default: true }),
-  seed: Type.Integer({ default: 1 }),
-  /** How often the synthetic participants act. */
-  step_ms: Type.Integer({ minimum: 10, default: 250 }),
-  /** Standard deviation of the fair value's log-return per second. */
-  volatility_per_sec: Type.Number({ minimum: 0, default: 0.0004 }),
-  /** Mean number of taker orders per second per pair. */
-  takers_per_sec: Type.Number({ minimum: 0, default: 1.5 }),
-  /** Resting levels per side kept around fair value. */
-  levels: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
-  /** Half-spread of the background quotes in ticks... as a fraction of fair value. */
-  half_spread: Type.Number({ minimum: 0, default: 0.0005 }),
-  /** Distance between background levels as a fraction of fair value. */
-  level_step: Type.Number({ exclusiveMinimum: 0, default: 0.0004 }),
-  /** Notional in quote currency per background level (randomized ±50 %). */
-  level_notional: Type.Number({ exclusiveMinimum: 0, default: 20000 }),
-  /** Mean taker order notional in quote currency. */
-  taker_notional: Type.Number({ exclusiveMinimum: 0, default: 3000 }),
-});
+export const BackgroundConfig = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    seed: Type.Integer({ default: 1 }),
+    /** How often the synthetic participants act. */
+    step_ms: Type.Integer({ minimum: 10, default: 250 }),
+    /** Standard deviation of the fair value's log-return per second. */
+    volatility_per_sec: Type.Number({ minimum: 0, default: 0.0004 }),
+    /** Mean number of taker orders per second per pair. */
+    takers_per_sec: Type.Number({ minimum: 0, default: 1.5 }),
+    /** Resting levels per side kept around fair value. */
+    levels: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
+    /** Half-spread of the background quotes in ticks... as a fraction of fair value. */
+    half_spread: Type.Number({ minimum: 0, default: 0.0005 }),
+    /** Distance between background levels as a fraction of fair value. */
+    level_step: Type.Number({ exclusiveMinimum: 0, default: 0.0004 }),
+    /** Notional in quote currency per background level (randomized ±50 %). */
+    level_notional: Type.Number({ exclusiveMinimum: 0, default: 20000 }),
+    /** Mean taker order notional in quote currency. */
+    taker_notional: Type.Number({ exclusiveMinimum: 0, default: 3000 }),
+  },
+  { default: {} },
+);
 export type BackgroundConfig = Static<typeof BackgroundConfig>;
 
 export const SimConfig = Type.Object({
@@ -110,6 +113,11 @@ export const SimConfig = Type.Object({
   ),
   /** How long a key stays restricted after EAPI:Rate limit exceeded; calls during it extend it. */
   rate_limit_restriction_ms: Type.Integer({ minimum: 0, default: 3_000 }),
+  /**
+   * Off only for load tests and benchmarks: the REST counter, ratecount and public limit are then
+   * not enforced (nothing else changes). A paper-trading simulator keeps them on.
+   */
+  enforce_limits: Type.Boolean({ default: true }),
   /** How often timers (GTD expiry, starttm, triggers, dead-man, async jobs) are checked. */
   tick_ms: Type.Integer({ minimum: 1, default: 100 }),
 });

@@ -51,6 +51,7 @@ export function createSimContext(options: SimulatorOptions = {}): {
   const limits = new SimLimits({
     restrictionMs: config.rate_limit_restriction_ms,
     publicLimit: config.public_limit,
+    enforce: config.enforce_limits,
   });
   const faults = new Faults();
   const tickers: ((nowMs: number) => void)[] = [];
@@ -70,7 +71,7 @@ export function createSimContext(options: SimulatorOptions = {}): {
     canTrade: () => status.canTrade(),
     indexPrice: (pair) => late.background?.indexPrice(pair.id),
   });
-  const history = new MarketRecorder(markets, engine);
+  const history = new MarketRecorder(markets, engine, clock);
   late.history = history;
   const deadman = new DeadmanTimers(engine, limits, (key) => accounts.get(key));
 
@@ -90,10 +91,7 @@ export function createSimContext(options: SimulatorOptions = {}): {
       tickers.push(work);
     },
   };
-  const background = new BackgroundMarket(
-    { ...ctxBase, background: undefined as never },
-    config.background,
-  );
+  const background = new BackgroundMarket(ctxBase, config.background);
   late.background = background;
   const ctx: SimContext = { ...ctxBase, background };
 

@@ -107,7 +107,10 @@ export interface SimOrder {
   /** Time on the book, in ns, as Level3 reports it; exact. */
   readonly opentmNs: bigint;
   closetmMs: number | undefined;
-  /** Resolved limit price (limit orders, triggered stop-limits) or undefined for market. */
+  /**
+   * Resolved limit price (limit orders, stop-limits) or undefined for market-type orders. A
+   * stop-limit not yet triggered carries the limit it will get (price2 against the current stop).
+   */
   limitPrice: Decimal | undefined;
   /** Resolved trigger price of stop/profit/trailing orders. */
   stopPrice: Decimal | undefined;
@@ -181,6 +184,11 @@ export interface BookView {
   readonly asks: readonly BookEntry[];
 }
 
+export interface TopOfBook {
+  readonly bid: Decimal | undefined;
+  readonly ask: Decimal | undefined;
+}
+
 export interface PlaceOptions {
   /** `validate=true`: run every check and return the order that would be placed, change nothing. */
   readonly validateOnly?: boolean;
@@ -224,7 +232,16 @@ export interface Engine {
   /** The account's fills, oldest first. */
   trades(account: Account): SimTrade[];
   trade(id: string): SimTrade | undefined;
-  book(pair: SimPair): BookView;
+  /**
+   * The resting book, best first. `maxLevels` keeps only that many price levels per side (every
+   * order of each kept level); omitted = the full book.
+   */
+  book(pair: SimPair, maxLevels?: number): BookView;
+  /**
+   * Best bid and ask prices without building a view: O(1), for listeners that run after every
+   * book change (spread samplers). Optional so test doubles need not implement it.
+   */
+  top?(pair: SimPair): TopOfBook;
   lastTrade(pair: SimPair): PublicTrade | undefined;
   /** The account's 30-day traded volume in USD (fee tiers, TradeVolume). */
   volumeUsd(account: Account): Decimal;

@@ -35,14 +35,14 @@ const MarketBody = Type.Object({
  * status, inject faults, manage keys, steer the background market. JSON in, JSON out; a bad body
  * is HTTP 400 naming the field.
  */
-export async function handleAdmin(
+export function handleAdmin(
   ctx: SimContext,
   server: SimServer,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   rawBody: Buffer,
-): Promise<void> {
+): void {
   if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) {
     send(res, 403, { error: 'the admin API answers loopback clients only' });
     return;
@@ -128,7 +128,7 @@ function state(ctx: SimContext, server: SimServer, nowMs: number): Record<string
       side: o.spec.side,
       ordertype: o.spec.ordertype,
       status: o.status,
-      price: o.limitPrice === undefined ? null : toWire(o.limitPrice),
+      price: o.limitPrice === undefined ? null : o.limitPrice.toFixed(o.pair.pair_decimals),
       volume: toWire(o.spec.volume),
       vol_exec: toWire(o.volExec),
       userref: o.spec.userref,
@@ -147,15 +147,13 @@ function state(ctx: SimContext, server: SimServer, nowMs: number): Record<string
       users.map((a) => [
         a.key,
         Object.fromEntries(
-          a.wallet
-            .assets()
-            .map((asset) => [
-              asset,
-              {
-                balance: toWire(a.wallet.balance(asset)),
-                hold_trade: toWire(a.wallet.hold(asset)),
-              },
-            ]),
+          a.wallet.assets().map((asset) => [
+            asset,
+            {
+              balance: toWire(a.wallet.balance(asset)),
+              hold_trade: toWire(a.wallet.hold(asset)),
+            },
+          ]),
         ),
       ]),
     ),

@@ -84,7 +84,7 @@ export class Door {
       throw new SimError('EAPI:Invalid nonce');
     }
     // The spec has no otp-specific string; a key whose second factor is missing lacks permission.
-    if (account.otp !== undefined && String(input.otp ?? '') !== account.otp) {
+    if (account.otp !== undefined && input.otp !== account.otp) {
       throw new SimError('EGeneral:Permission denied');
     }
     return account;

@@ -82,7 +82,7 @@ export class SimServer {
     const query = q === -1 ? '' : target.slice(q + 1);
 
     if (path.startsWith('/_sim/')) {
-      await handleAdmin(this.#ctx, this, req, res, path, rawBody);
+      handleAdmin(this.#ctx, this, req, res, path, rawBody);
       return;
     }
 

@@ -33,10 +33,12 @@ export class SimLimits {
   readonly #public = new Map<string, PublicState>();
   readonly #restrictionMs: number;
   readonly #publicLimit: DecayConfig;
+  readonly #enforce: boolean;
 
-  constructor(options: { restrictionMs: number; publicLimit: DecayConfig }) {
+  constructor(options: { restrictionMs: number; publicLimit: DecayConfig; enforce?: boolean }) {
     this.#restrictionMs = options.restrictionMs;
     this.#publicLimit = options.publicLimit;
+    this.#enforce = options.enforce ?? true;
   }
 
   /**
@@ -44,7 +46,7 @@ export class SimLimits {
    * restricts the key; calls during the restriction are refused and extend it.
    */
   chargeRest(account: Account, cost: number, nowMs: number): void {
-    if (cost === 0) return;
+    if (cost === 0 || !this.#enforce) return;
     const limits = REST_COUNTER[account.tier];
     const state = this.#restState(account.key);
     if (nowMs < state.restrictedUntilMs) {
@@ -83,7 +85,8 @@ export class SimLimits {
   /** Order entry that must fit: refused with the spec's string when it would pass the max. */
   chargeOrderEntry(account: Account, pair: SimPair, points: number, nowMs: number): void {
     const meter = this.ratecount(account, pair);
-    if (meter.wouldExceed(points, nowMs)) throw new SimError('EOrder:Rate limit exceeded');
+    if (this.#enforce && meter.wouldExceed(points, nowMs))
+      throw new SimError('EOrder:Rate limit exceeded');
     meter.add(points, nowMs);
   }
 
@@ -98,6 +101,7 @@ export class SimLimits {
    * clients already know how to wait for.
    */
   chargePublic(clientId: string, nowMs: number): void {
+    if (!this.#enforce) return;
     const { max, decay_per_sec: decay } = this.#publicLimit;
     let state = this.#public.get(clientId);
     if (state === undefined) {

@@ -5,7 +5,7 @@ import { SimError } from '../errors.js';
 export const SYSTEM_MODES = ['online', 'maintenance', 'cancel_only', 'post_only'] as const;
 export type SystemMode = (typeof SYSTEM_MODES)[number];
 
-const Iso = Type.String({ format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
+const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}' });
 
 const MaintenanceInput = Type.Object({
   event_id: Type.Optional(Type.Integer()),
