@@ -65,16 +65,22 @@ export class ManualClock implements Clock {
         reject(abortReason(signal));
         return;
       }
-      const sleeper: Sleeper = { at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve };
-      this.#sleepers.push(sleeper);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
-          reject(abortReason(signal));
+      const onAbort = (): void => {
+        this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+        reject(abortReason(signal as AbortSignal));
+      };
+      // The listener goes when the sleep ends, so one long-lived signal reused for many sleeps
+      // (a tick loop's) does not pile up listeners.
+      const sleeper: Sleeper = {
+        at: this.#now + Math.max(0, ms),
+        seq: this.#seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -75,13 +75,13 @@ export const BackgroundConfig = Type.Object(
     takers_per_sec: Type.Number({ minimum: 0, default: 1.5 }),
     /** Resting levels per side kept around fair value. */
     levels: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
-    /** Half-spread of the background quotes in ticks... as a fraction of fair value. */
+    /** Half-spread of the background quotes as a fraction of fair value. */
     half_spread: Type.Number({ minimum: 0, default: 0.0005 }),
     /** Distance between background levels as a fraction of fair value. */
     level_step: Type.Number({ exclusiveMinimum: 0, default: 0.0004 }),
-    /** Notional in quote currency per background level (randomized ±50 %). */
+    /** Notional in USD per background level (randomized ±50 %), converted through <quote>/USD. */
     level_notional: Type.Number({ exclusiveMinimum: 0, default: 20000 }),
-    /** Mean taker order notional in quote currency. */
+    /** Mean taker order notional in USD. */
     taker_notional: Type.Number({ exclusiveMinimum: 0, default: 3000 }),
   },
   { default: {} },

@@ -98,6 +98,10 @@ type MatchEnd = 'filled' | 'exhausted' | 'bound' | 'gone';
  * volume. Cancelling or editing a primary creates none. A close order that fails the checks of a
  * new order (order minimum, funds...) is not created.
  */
+
+/** Closed orders and fills kept per background account (see #trimBackground). */
+const BACKGROUND_HISTORY = 1000;
+
 export class MatchingEngine implements Engine {
   readonly #options: EngineOptions;
   readonly #pairs = new Map<string, PairBook>();
@@ -820,6 +824,7 @@ export class MatchingEngine implements Engine {
       this.#tradesById.set(id, trade);
       const book = this.#accountBook(live.account);
       book.trades.push(trade);
+      if (live.account.kind === 'background') this.#trimBackground(book);
       book.volume.add(this.#now, usd);
       o.volExec = o.volExec.plus(vol);
       o.cost = o.cost.plus(cost);
@@ -873,6 +878,7 @@ export class MatchingEngine implements Engine {
     book.live.delete(o.txid);
     book.livePerPair.set(pb.pair.id, (book.livePerPair.get(pb.pair.id) ?? 1) - 1);
     book.closed.push(o);
+    if (live.account.kind === 'background') this.#trimBackground(book);
     if (o.spec.close !== undefined && o.volExec.gt(0) && lapsedOnItsOwn(status, reason)) {
       this.#work.push(() => this.#placeClose(live));
     }
@@ -964,6 +970,23 @@ export class MatchingEngine implements Engine {
       );
     }
     return pb;
+  }
+
+  /**
+   * The background participants place about a million orders a day; nobody queries their history,
+   * so only the most recent is kept and a long paper-trading run stays flat in memory.
+   */
+  #trimBackground(book: AccountBook): void {
+    if (book.closed.length > 2 * BACKGROUND_HISTORY) {
+      for (const o of book.closed.splice(0, book.closed.length - BACKGROUND_HISTORY)) {
+        this.#orders.delete(o.txid);
+      }
+    }
+    if (book.trades.length > 2 * BACKGROUND_HISTORY) {
+      for (const t of book.trades.splice(0, book.trades.length - BACKGROUND_HISTORY)) {
+        this.#tradesById.delete(t.id);
+      }
+    }
   }
 
   #accountBook(account: Account): AccountBook {

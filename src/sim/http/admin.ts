@@ -4,8 +4,7 @@ import { InvalidInputError, parseWithSchema, toWire } from '../../core/index.js'
 import { TIERS } from '../../exchange/limits/index.js';
 import type { SimContext } from '../context.js';
 import { PERMISSIONS } from '../state/permissions.js';
-import type { SimServer } from './server.js';
-import { send } from './server.js';
+import { send } from './json.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -37,7 +36,7 @@ const MarketBody = Type.Object({
  */
 export function handleAdmin(
   ctx: SimContext,
-  server: SimServer,
+  rejections: ReadonlyMap<string, number>,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
@@ -51,7 +50,7 @@ export function handleAdmin(
   try {
     const route = `${req.method ?? 'GET'} ${path}`;
     if (route === 'GET /_sim/state') {
-      send(res, 200, state(ctx, server, nowMs));
+      send(res, 200, state(ctx, rejections, nowMs));
       return;
     }
     const body = parseJson(rawBody);
@@ -118,7 +117,11 @@ export function handleAdmin(
   }
 }
 
-function state(ctx: SimContext, server: SimServer, nowMs: number): Record<string, unknown> {
+function state(
+  ctx: SimContext,
+  rejections: ReadonlyMap<string, number>,
+  nowMs: number,
+): Record<string, unknown> {
   const users = ctx.accounts.all().filter((a) => a.kind !== 'background');
   const openOrders = users.flatMap((account) =>
     ctx.engine.openOrders(account).map((o) => ({
@@ -142,7 +145,7 @@ function state(ctx: SimContext, server: SimServer, nowMs: number): Record<string
     open_orders: openOrders,
     rest_counter: limits.rest,
     ratecount: limits.ratecount,
-    rejections: Object.fromEntries(server.rejections),
+    rejections: Object.fromEntries(rejections),
     balances: Object.fromEntries(
       users.map((a) => [
         a.key,

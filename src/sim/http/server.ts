@@ -7,7 +7,7 @@ import { iso } from '../state/status.js';
 import { permits } from '../state/permissions.js';
 import { handleAdmin } from './admin.js';
 import { Door, problem } from './auth.js';
-import { toJson } from './json.js';
+import { send } from './json.js';
 import { isRawReply, type Family, type Reply, type Route, type SimRequest } from './route.js';
 import type { Router } from './router.js';
 
@@ -82,7 +82,7 @@ export class SimServer {
     const query = q === -1 ? '' : target.slice(q + 1);
 
     if (path.startsWith('/_sim/')) {
-      handleAdmin(this.#ctx, this, req, res, path, rawBody);
+      handleAdmin(this.#ctx, this.rejections, req, res, path, rawBody);
       return;
     }
 
@@ -302,17 +302,4 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-export function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  contentType?: string,
-): void {
-  if (res.destroyed || res.writableEnded) return;
-  const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
-  res.statusCode = status;
-  res.setHeader('content-type', contentType ?? (isRaw ? 'text/plain' : 'application/json'));
-  res.end(isRaw ? body : toJson(body));
 }
