@@ -89,7 +89,7 @@ export async function startTestSim(
         headers: { 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      return { status: res.status, body: (await res.json()) };
+      return { status: res.status, body: await res.json() };
     },
     close: async () => {
       await Promise.all(clients.map((c) => c.close()));

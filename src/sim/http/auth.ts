@@ -9,6 +9,8 @@ const SEEN_CAP = 8192;
 
 interface NonceState {
   high: bigint;
+  /** Nonces at or below this were forgotten; they are refused. */
+  floor: bigint;
   readonly seen: Set<bigint>;
 }
 
@@ -162,25 +164,34 @@ export class Door {
     const id = `${family}\u0000${account.key}`;
     let state = this.#nonces.get(id);
     if (state === undefined) {
-      state = { high: -1n, seen: new Set() };
+      state = { high: -1n, floor: -1n, seen: new Set() };
       this.#nonces.set(id, state);
     }
     const window = BigInt(account.nonceWindow);
     if (n > state.high) {
       state.high = n;
-      if (window > 0n) {
-        state.seen.add(n);
-        if (state.seen.size > SEEN_CAP) {
-          for (const s of state.seen) if (s <= n - window) state.seen.delete(s);
-        }
-      }
+      if (window > 0n) this.#remember(state, n);
       return true;
     }
-    if (window > 0n && n > state.high - window && !state.seen.has(n)) {
-      state.seen.add(n);
+    if (window > 0n && n > state.high - window && n > state.floor && !state.seen.has(n)) {
+      this.#remember(state, n);
       return true;
     }
     return false;
+  }
+
+  /**
+   * Keeps the last SEEN_CAP accepted nonces (a Set iterates in insertion order, so the oldest go
+   * first); anything at or below the highest forgotten one is refused, never accepted twice.
+   */
+  #remember(state: NonceState, n: bigint): void {
+    state.seen.add(n);
+    if (state.seen.size <= SEEN_CAP) return;
+    for (const old of state.seen) {
+      state.seen.delete(old);
+      if (old > state.floor) state.floor = old;
+      if (state.seen.size <= SEEN_CAP / 2) break;
+    }
   }
 }
 

@@ -82,6 +82,11 @@ export class SimLimits {
     return meter;
   }
 
+  /** Whether `points` fit now (always, with limits off): for actions that charge several pairs. */
+  fits(account: Account, pair: SimPair, points: number, nowMs: number): boolean {
+    return !this.#enforce || !this.ratecount(account, pair).wouldExceed(points, nowMs);
+  }
+
   /** Order entry that must fit: refused with the spec's string when it would pass the max. */
   chargeOrderEntry(account: Account, pair: SimPair, points: number, nowMs: number): void {
     const meter = this.ratecount(account, pair);
