@@ -2,3 +2,16 @@ export { MakerdError, InvalidInputError, type MakerdErrorOptions } from './error
 export { type Clock, systemClock, ManualClock } from './clock.js';
 export { parseWithSchema } from './validate.js';
 export { Decimal, type DecimalString, dec, isDecimalString, toWire } from './decimal.js';
+export {
+  SIDES,
+  ORDER_TYPES,
+  CLOSE_ORDER_TYPES,
+  TRIGGERED_ORDER_TYPES,
+  TIME_IN_FORCE,
+  STP_TYPES,
+  type Side,
+  type OrderType,
+  type CloseOrderType,
+  type TimeInForce,
+  type StpType,
+} from './order-types.js';

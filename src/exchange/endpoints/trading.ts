@@ -1,19 +1,9 @@
+import type { CloseOrderType, OrderType, Side } from '../../core/index.js';
 import { Type } from '@sinclair/typebox';
 import { Int, OpenObject, Opt, Str } from './common.js';
 import { privateForm, privateJson } from './define.js';
 
-export type Side = 'buy' | 'sell';
-export type OrderType =
-  | 'market'
-  | 'limit'
-  | 'stop-loss'
-  | 'take-profit'
-  | 'stop-loss-limit'
-  | 'take-profit-limit'
-  | 'trailing-stop'
-  | 'trailing-stop-limit'
-  | 'settle-position';
-export type CloseOrderType = Exclude<OrderType, 'market' | 'settle-position'>;
+export type { Side, OrderType, CloseOrderType };
 
 export interface CloseTerms {
   readonly ordertype: CloseOrderType;

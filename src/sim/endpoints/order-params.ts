@@ -1,4 +1,11 @@
-import { Decimal, isDecimalString } from '../../core/index.js';
+import {
+  CLOSE_ORDER_TYPES,
+  Decimal,
+  isDecimalString,
+  ORDER_TYPES,
+  STP_TYPES,
+  TIME_IN_FORCE,
+} from '../../core/index.js';
 import { OTHER_LIMITS } from '../../exchange/limits/index.js';
 import type {
   CloseOrderType,
@@ -8,8 +15,6 @@ import type {
   OrderSpec,
   OrderType,
   PriceSpec,
-  StpType,
-  TimeInForce,
 } from '../engine/types.js';
 import { invalidArguments, SimError } from '../errors.js';
 import type { Markets, SimPair } from '../markets.js';
@@ -23,28 +28,6 @@ import type { Markets, SimPair } from '../markets.js';
 
 type Params = Readonly<Record<string, unknown>>;
 
-const ORDER_TYPES: readonly OrderType[] = [
-  'market',
-  'limit',
-  'stop-loss',
-  'take-profit',
-  'stop-loss-limit',
-  'take-profit-limit',
-  'trailing-stop',
-  'trailing-stop-limit',
-  'settle-position',
-];
-const CLOSE_TYPES: readonly CloseOrderType[] = [
-  'limit',
-  'stop-loss',
-  'take-profit',
-  'stop-loss-limit',
-  'take-profit-limit',
-  'trailing-stop',
-  'trailing-stop-limit',
-];
-const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'IOC', 'GTD'];
-const STP_TYPES: readonly StpType[] = ['cancel-newest', 'cancel-oldest', 'cancel-both'];
 const OFLAGS = ['post', 'fcib', 'fciq', 'nompp', 'viqc'] as const;
 type OFlag = (typeof OFLAGS)[number];
 
@@ -320,7 +303,7 @@ function parseClose(params: Params): CloseSpec | undefined {
     if (price !== undefined || price2 !== undefined) throw invalidArguments('close[ordertype]');
     return undefined;
   }
-  if (!(CLOSE_TYPES as readonly string[]).includes(ordertype)) {
+  if (!(CLOSE_ORDER_TYPES as readonly string[]).includes(ordertype)) {
     throw invalidArguments('close[ordertype]');
   }
   const t = ordertype as CloseOrderType;

@@ -1,4 +1,5 @@
 import { Decimal } from '../../core/index.js';
+import { TRIGGERED_ORDER_TYPES } from '../../core/index.js';
 import type { OrderSpec, PriceSpec, SimOrder, SimTrade } from '../engine/types.js';
 import type { Markets, SimPair } from '../markets.js';
 import type { LedgerEntry } from '../state/wallet.js';
@@ -101,15 +102,6 @@ function priceText(p: PriceSpec, pair: SimPair): string {
   const amount = p.percent ? p.amount.toFixed() : fmt(p.amount, pair.pair_decimals);
   return `${p.op}${amount}${p.percent ? '%' : ''}`;
 }
-
-const TRIGGERED = new Set([
-  'stop-loss',
-  'take-profit',
-  'stop-loss-limit',
-  'take-profit-limit',
-  'trailing-stop',
-  'trailing-stop-limit',
-]);
 
 /**
  * `price` and `price2` as the description shows them: a relative limit or trigger resolved at
@@ -232,7 +224,7 @@ export function renderOrder(order: SimOrder, withTrades: boolean): OrderRecord {
     misc: order.misc,
     oflags: order.oflags,
     ...(withTrades && order.trades.length > 0 ? { trades: [...order.trades] } : {}),
-    ...(TRIGGERED.has(spec.ordertype) ? { trigger: spec.trigger } : {}),
+    ...(TRIGGERED_ORDER_TYPES.has(spec.ordertype) ? { trigger: spec.trigger } : {}),
   };
 }
 

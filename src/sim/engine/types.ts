@@ -1,4 +1,12 @@
-import type { Clock, Decimal } from '../../core/index.js';
+import type {
+  Clock,
+  CloseOrderType,
+  Decimal,
+  OrderType,
+  Side,
+  StpType,
+  TimeInForce,
+} from '../../core/index.js';
 import type { SimError } from '../errors.js';
 import type { IdFactory } from '../ids.js';
 import type { Markets } from '../markets.js';
@@ -11,20 +19,7 @@ import type { SimPair } from '../markets.js';
  * matching, triggers, holds, fees, trades and ledgers. It never sees HTTP.
  */
 
-export type Side = 'buy' | 'sell';
-export type OrderType =
-  | 'market'
-  | 'limit'
-  | 'stop-loss'
-  | 'take-profit'
-  | 'stop-loss-limit'
-  | 'take-profit-limit'
-  | 'trailing-stop'
-  | 'trailing-stop-limit'
-  | 'settle-position';
-export type CloseOrderType = Exclude<OrderType, 'market' | 'settle-position'>;
-export type TimeInForce = 'GTC' | 'IOC' | 'GTD';
-export type StpType = 'cancel-newest' | 'cancel-oldest' | 'cancel-both';
+export type { Side, OrderType, CloseOrderType, TimeInForce, StpType };
 
 /**
  * `pending`: starttm in the future, or a stop/profit order not triggered yet (it rests off book).
