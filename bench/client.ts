@@ -28,7 +28,8 @@ import {
 import { parseJsonBody, unwrapEnvelope } from '../src/exchange/parse/envelope.js';
 import { encodeForm } from '../src/exchange/transport/encode.js';
 import { depthBody } from './support/depth-body.js';
-import { fmt3, fmtInt, percentile, timeLoop } from './support/measure.js';
+import { envNumber, runLoad, type LoadFigures } from './support/load.js';
+import { fmt3, fmtInt, timeLoop } from './support/measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = fileURLToPath(new URL('./support/server.ts', import.meta.url));
@@ -133,14 +134,6 @@ function benchDepthParse(): DepthFigures {
 
 // ---- 3. signed requests/s against a local server ----------------------------------------------
 
-interface LoadFigures {
-  readonly requestsPerSec: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly errors: number;
-  readonly firstError: string | undefined;
-}
-
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT], {
     cwd: ROOT,
@@ -188,59 +181,23 @@ async function benchLoad(port: number): Promise<LoadFigures> {
     ...(CONNECTIONS === undefined ? {} : { transport: { connectionsPerOrigin: CONNECTIONS } }),
   };
   const client = new SpotClient(options);
-  let errors = 0;
-  let firstError: string | undefined;
-  const run = async (untilMs: number, latencies: number[] | undefined): Promise<number> => {
-    let done = 0;
-    while (performance.now() < untilMs) {
-      const t0 = performance.now();
-      try {
+  try {
+    return await runLoad(
+      async (done) => {
+        const t0 = performance.now();
         const res = await client.balance();
         if (res.result.ZUSD === undefined || res.traceId === undefined)
           throw new Error('bad answer');
-        done++;
-      } catch (err) {
-        errors++;
-        firstError ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      }
-      latencies?.push(performance.now() - t0);
-    }
-    return done;
-  };
-  try {
-    const warmEnd = performance.now() + WARMUP_SECONDS * 1000;
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => run(warmEnd, undefined)));
-    errors = 0;
-    const latencies: number[] = [];
-    const start = performance.now();
-    const end = start + LOAD_SECONDS * 1000;
-    const counts = await Promise.all(
-      Array.from({ length: CONCURRENCY }, () => run(end, latencies)),
+        done(performance.now() - t0);
+      },
+      { concurrency: CONCURRENCY, seconds: LOAD_SECONDS, warmupSeconds: WARMUP_SECONDS },
     );
-    const elapsedS = (performance.now() - start) / 1000;
-    const sorted = Float64Array.from(latencies).sort();
-    return {
-      requestsPerSec: counts.reduce((a, b) => a + b, 0) / elapsedS,
-      p50Ms: percentile(sorted, 50),
-      p99Ms: percentile(sorted, 99),
-      errors,
-      firstError,
-    };
   } finally {
     await client.close();
   }
 }
 
 // ---- main --------------------------------------------------------------------------------------
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new Error(`${name} must be a positive number, got ${raw}`);
-  return n;
-}
 
 function label(name: string): string {
   return name.padEnd(23);

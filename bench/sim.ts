@@ -24,7 +24,8 @@ import { dec, systemClock } from '../src/core/index.js';
 import { SpotClient } from '../src/index.js';
 import type { OrderSpec, SimOrder } from '../src/sim/engine/types.js';
 import { createSimContext } from '../src/sim/index.js';
-import { fmt3, fmtInt, percentile } from './support/measure.js';
+import { envNumber, runLoad, type LoadFigures } from './support/load.js';
+import { fmt3, fmtInt } from './support/measure.js';
 
 const BIN = fileURLToPath(new URL('../bin/makerd.js', import.meta.url));
 const LOAD_SECONDS = envNumber('BENCH_SECONDS', 5);
@@ -152,29 +153,19 @@ async function startSim(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: (JSON.parse(line) as { url: string }).url };
 }
 
-async function benchHttp(url: string): Promise<{
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  firstError: string | undefined;
-}> {
+async function benchHttp(url: string): Promise<LoadFigures> {
   const client = new SpotClient({
     baseUrl: url,
     credentials: key,
     restLimiter: false,
     retry: { retries: 0 },
   });
-  let errors = 0;
-  let firstError: string | undefined;
   let n = 0;
-  const run = async (untilMs: number, latencies: number[] | undefined): Promise<number> => {
-    let done = 0;
-    while (performance.now() < untilMs) {
-      const t0 = performance.now();
-      try {
-        const i = n++;
-        const price = (59_000 + (i % 500) / 10).toFixed(1);
+  try {
+    return await runLoad(
+      async (done) => {
+        const price = (59_000 + (n++ % 500) / 10).toFixed(1);
+        const t0 = performance.now();
         const added = await client.addOrder({
           pair: 'XBTUSD',
           type: 'buy',
@@ -182,54 +173,21 @@ async function benchHttp(url: string): Promise<{
           price,
           volume: '0.001',
         });
-        latencies?.push(performance.now() - t0);
+        done(performance.now() - t0);
         const txid = added.result.txid?.[0];
         if (txid === undefined) throw new Error('no txid');
         const t1 = performance.now();
         await client.cancelOrder({ txid });
-        latencies?.push(performance.now() - t1);
-        done += 2;
-      } catch (err) {
-        errors++;
-        firstError ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      }
-    }
-    return done;
-  };
-  try {
-    const warm = performance.now() + 1000;
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => run(warm, undefined)));
-    errors = 0;
-    const latencies: number[] = [];
-    const start = performance.now();
-    const end = start + LOAD_SECONDS * 1000;
-    const counts = await Promise.all(
-      Array.from({ length: CONCURRENCY }, () => run(end, latencies)),
+        done(performance.now() - t1);
+      },
+      { concurrency: CONCURRENCY, seconds: LOAD_SECONDS },
     );
-    const elapsed = (performance.now() - start) / 1000;
-    const sorted = Float64Array.from(latencies).sort();
-    return {
-      requestsPerSec: counts.reduce((a, b) => a + b, 0) / elapsed,
-      p50Ms: percentile(sorted, 50),
-      p99Ms: percentile(sorted, 99),
-      errors,
-      firstError,
-    };
   } finally {
     await client.close();
   }
 }
 
 // ---- main --------------------------------------------------------------------------------------
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new Error(`${name} must be a positive number, got ${raw}`);
-  return n;
-}
 
 function label(name: string): string {
   return name.padEnd(26);
