@@ -228,6 +228,33 @@ describe('simulator admin API, status modes and the dead man', () => {
     assert.equal(mine[0]?.price, '39000.0');
   });
 
+  it('fires an armed dead man when the engine comes back from maintenance', async () => {
+    const k = sim.addAccount();
+    assert.deepEqual(await placeLimit('40000.0', 'buy', k), []);
+    await signedPost(sim.url, 'CancelAllOrdersAfter', { timeout: 600 }, k);
+    await sim.admin('POST', '/_sim/status', { status: 'maintenance' });
+    await clock.advance(1_000);
+    assert.equal((await state()).open_orders.filter((o) => o.key === k.apiKey).length, 1);
+    await sim.admin('POST', '/_sim/status', { status: 'online' });
+    assert.equal((await state()).open_orders.filter((o) => o.key === k.apiKey).length, 0);
+  });
+
+  it('steers the background market through POST /_sim/market', async () => {
+    const res = await sim.admin('POST', '/_sim/market', {
+      fair_value: { 'XBT/USD': '70000' },
+      background: 'resume',
+    });
+    const body = res.body as { background: string; fair_value: Record<string, string> };
+    assert.equal(res.status, 200);
+    assert.equal(body.background, 'running');
+    assert.equal(Number(body.fair_value.XXBTZUSD), 70000);
+    const paused = await sim.admin('POST', '/_sim/market', { background: 'pause' });
+    assert.equal((paused.body as { background: string }).background, 'paused');
+    const bad = await sim.admin('POST', '/_sim/market', { fair_value: { DOGEUSD: '1' } });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /market\.fair_value\.DOGEUSD/);
+  });
+
   it('answers admin requests from loopback only, with 404 for unknown admin routes', async () => {
     const res = await sim.admin('POST', '/_sim/nothing', {});
     assert.equal(res.status, 404);
