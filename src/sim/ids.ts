@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * Identifiers in the exchange's formats: order ids `OABCDE-FGHIJ-KLMNOP`, trade ids
@@ -54,4 +54,33 @@ export class IdFactory {
     body += tail;
     return `${prefix}${body.slice(0, 5)}-${body.slice(5, 10)}-${body.slice(10)}`;
   }
+}
+
+/** Upper-case RFC 4648 base32 of a digest of `seed`, `length` characters (at most 51). */
+export function base32Of(seed: string, length: number): string {
+  const bytes = createHash('sha256').update(seed).digest();
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = ((value << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5 && out.length < length) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+/** A stable id in the exchange's 6-5-6 shape (`NT4EFBO-OWGI5-QLO7AG`) derived from `seed`. */
+export function stableRef(letter: string, seed: string): string {
+  const b = base32Of(seed, 16);
+  return `${letter}${b.slice(0, 5)}-${b.slice(5, 10)}-${b.slice(10, 16)}`;
+}
+
+/** A stable lower-case UUID-shaped id derived from `seed`. */
+export function stableUuid(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -24,8 +24,8 @@ import { invalidArguments, SimError } from '../errors.js';
 import { ok, type Route } from '../http/route.js';
 import type { Account } from '../state/accounts.js';
 import { PERMISSIONS } from '../state/permissions.js';
-import { callerOf, requireAmount } from './funding.js';
 import { requireText } from './order-params.js';
+import { callerOf, requireAmount } from './support.js';
 
 /** The API key the simulator gives a subaccount, so tests and operators can find it. */
 export function subaccountKey(masterKey: string, username: string): string {

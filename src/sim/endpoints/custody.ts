@@ -22,7 +22,8 @@ import { ok, raw, type Route } from '../http/route.js';
 import { problem } from '../http/auth.js';
 import type { SimAsset } from '../markets.js';
 import type { Account } from '../state/accounts.js';
-import { base32Of, callerOf, stableUuid } from './funding.js';
+import { callerOf } from './support.js';
+import { base32Of, stableUuid } from '../ids.js';
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 

@@ -49,9 +49,9 @@ import { invalidArguments, SimError } from '../errors.js';
 import { ok, type Route, type SimRequest } from '../http/route.js';
 import type { SimAsset } from '../markets.js';
 import type { Account } from '../state/accounts.js';
-import { callerOf, positiveAmount } from './funding.js';
 import { bool, requireText, text } from './order-params.js';
 import { optInt, optList } from './public-params.js';
+import { callerOf, positiveAmount } from './support.js';
 
 /** Time from an accepted Allocate/Deallocate to its completion. */
 export const EARN_OPERATION_MS = 2_000;

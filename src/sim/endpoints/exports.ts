@@ -28,9 +28,9 @@ import type { SimContext } from '../context.js';
 import { invalidArguments } from '../errors.js';
 import { ok, raw, type Route } from '../http/route.js';
 import type { Account } from '../state/accounts.js';
-import { callerOf } from './funding.js';
 import { requireText } from './order-params.js';
 import { oneOf, optInt, optList } from './public-params.js';
+import { callerOf } from './support.js';
 
 export const EXPORT_QUEUE_MS = 1_000;
 export const EXPORT_PROCESS_MS = 2_000;

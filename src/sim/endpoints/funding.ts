@@ -47,87 +47,10 @@ import type { SimAsset } from '../markets.js';
 import type { Account } from '../state/accounts.js';
 import { bool, requireText, text } from './order-params.js';
 import { optInt } from './public-params.js';
-
-// ---- helpers shared by the endpoints of the rest of the spec ---------------------------------
+import { callerOf, positiveAmount, requireAmount, seededRandom } from './support.js';
+import { base32Of, stableRef } from '../ids.js';
 
 type Params = Readonly<Record<string, unknown>>;
-
-/** The authenticated caller; the door guarantees one for every private/futures/custody route. */
-export function callerOf(req: SimRequest): Account {
-  if (req.account === undefined) throw new Error(`${req.name} reached a handler without a key`);
-  return req.account;
-}
-
-/** A positive decimal with at most `decimals` places (the asset's precision). */
-export function positiveAmount(value: string, field: string, decimals: number): Decimal {
-  if (!isDecimalString(value) || value.startsWith('-') || value.startsWith('+')) {
-    throw invalidArguments(field);
-  }
-  const d = new Decimal(value);
-  if (d.lte(0) || d.decimalPlaces() > decimals) throw invalidArguments(field);
-  return d;
-}
-
-export function requireAmount(params: Params, field: string, asset: SimAsset): Decimal {
-  return positiveAmount(requireText(params, field), field, asset.decimals);
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) from a seed text (xoshiro128**). */
-export function seededRandom(seed: string): () => number {
-  const h = createHash('sha256').update(seed).digest();
-  const s = [h.readUInt32LE(0), h.readUInt32LE(4), h.readUInt32LE(8), h.readUInt32LE(12)] as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  return () => {
-    const result = Math.imul(rotl(Math.imul(s[1], 5), 7), 9) >>> 0;
-    const t = (s[1] << 9) >>> 0;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 11);
-    return result / 2 ** 32;
-  };
-}
-
-function rotl(x: number, k: number): number {
-  return ((x << k) | (x >>> (32 - k))) >>> 0;
-}
-
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** Upper-case RFC 4648 base32 of a digest of `seed`, `length` characters. */
-export function base32Of(seed: string, length: number): string {
-  const bytes = createHash('sha256').update(seed).digest();
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = ((value << 8) | byte) & 0xffff;
-    bits += 8;
-    while (bits >= 5 && out.length < length) {
-      out += B32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  return out;
-}
-
-/** A stable id in the exchange's 6-5-6 shape (`NT4EFBO-OWGI5-QLO7AG`) derived from `seed`. */
-export function stableRef(letter: string, seed: string): string {
-  const b = base32Of(seed, 16);
-  return `${letter}${b.slice(0, 5)}-${b.slice(5, 10)}-${b.slice(10, 16)}`;
-}
-
-/** A stable lower-case UUID-shaped id derived from `seed`. */
-export function stableUuid(seed: string): string {
-  const hex = createHash('sha256').update(seed).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 

@@ -27,7 +27,8 @@ import { Decimal } from '../../core/index.js';
 import type { SimContext } from '../context.js';
 import { ok, raw, type Reply, type Route } from '../http/route.js';
 import type { Account } from '../state/accounts.js';
-import { callerOf, seededRandom, stableUuid } from './funding.js';
+import { callerOf, seededRandom } from './support.js';
+import { stableUuid } from '../ids.js';
 
 export const FUTURES_FILL_COUNT = 250;
 const FILL_PAGE = 100;

@@ -58,9 +58,10 @@ import { ok, type Route, type SimRequest } from '../http/route.js';
 import type { SimAsset } from '../markets.js';
 import type { Account } from '../state/accounts.js';
 import { valueIn } from './earn.js';
-import { callerOf, stableRef, stableUuid } from './funding.js';
 import { requireText, text } from './order-params.js';
 import { intInRange, optInt } from './public-params.js';
+import { callerOf } from './support.js';
+import { stableRef, stableUuid } from '../ids.js';
 
 type Params = Readonly<Record<string, unknown>>;
 type AuctionType = 'ascending' | 'descending' | 'fixed';

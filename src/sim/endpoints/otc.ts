@@ -20,7 +20,8 @@ import type { SimContext } from '../context.js';
 import { SimError } from '../errors.js';
 import { ok, raw, type Reply, type Route } from '../http/route.js';
 import type { Account } from '../state/accounts.js';
-import { callerOf, seededRandom, stableRef } from './funding.js';
+import { callerOf, seededRandom } from './support.js';
+import { stableRef } from '../ids.js';
 
 export const OTC_HISTORY_SIZE = 250;
 const SPACING_MS = 8 * 3600_000;

@@ -29,7 +29,7 @@ import type { SimContext } from '../context.js';
 import { SimError } from '../errors.js';
 import { ok, raw, type Reply, type Route, type SimRequest } from '../http/route.js';
 import type { Account } from '../state/accounts.js';
-import { callerOf, positiveAmount } from './funding.js';
+import { callerOf, positiveAmount } from './support.js';
 
 export const PAY_SETTLE_MS = 3_000;
 

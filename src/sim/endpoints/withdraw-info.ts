@@ -12,8 +12,9 @@ import { Decimal, toWire } from '../../core/index.js';
 import type { SimContext } from '../context.js';
 import { SimError } from '../errors.js';
 import { ok, type Route } from '../http/route.js';
-import { callerOf, requireAmount, withdrawalMethod, withdrawKeysOf } from './funding.js';
+import { withdrawalMethod, withdrawKeysOf } from './funding.js';
 import { requireText } from './order-params.js';
+import { callerOf, requireAmount } from './support.js';
 
 export function withdrawInfoRoutes(ctx: SimContext): Route[] {
   return [

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Decimal, InvalidInputError } from '../../core/index.js';
 import type { Tier } from '../../exchange/limits/index.js';
-import type { IdFactory } from '../ids.js';
+import { base32Of, stableUuid, type IdFactory } from '../ids.js';
 import type { Permission } from './permissions.js';
 import { Wallet } from './wallet.js';
 
@@ -71,8 +70,7 @@ export class Accounts {
   upsert(def: AccountDefinition, nowMs: number): Account {
     let account = this.#byKey.get(def.key);
     if (account === undefined) {
-      const digest = createHash('sha256').update(def.key).digest();
-      const b32 = base32(digest).slice(0, 14);
+      const b32 = base32Of(def.key, 14);
       account = {
         key: def.key,
         secret: def.secret,
@@ -83,7 +81,7 @@ export class Accounts {
         kind: def.kind ?? 'user',
         wallet: new Wallet(() => this.#ids.ledger()),
         createdAtMs: nowMs,
-        accountUid: uuidLike(digest.toString('hex')),
+        accountUid: stableUuid(def.key),
         iiban: `AA${b32.slice(0, 2)} ${b32.slice(2, 6)} ${b32.slice(6, 10)} ${b32.slice(10, 14)}`,
       };
       this.#byKey.set(def.key, account);
@@ -99,24 +97,4 @@ export class Accounts {
     }
     return account;
   }
-}
-
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-function base32(bytes: Buffer): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += B32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  return out;
-}
-
-function uuidLike(hex: string): string {
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
