@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { cpus } from 'node:os';
+
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ import { parseJsonBody, unwrapEnvelope } from '../src/exchange/parse/envelope.js
 import { encodeForm } from '../src/exchange/transport/encode.js';
 import { depthBody } from './support/depth-body.js';
 import { envNumber, runLoad, type LoadFigures } from './support/load.js';
+import { printHeader, startWatchdog } from './support/run.js';
 import { fmt3, fmtInt, timeLoop } from './support/measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -205,15 +206,9 @@ function label(name: string): string {
 
 async function main(): Promise<void> {
   let child: ChildProcess | undefined;
-  const watchdog = setTimeout(() => {
-    console.error(`benchmark did not finish within ${WATCHDOG_MS / 1000} s; giving up`);
-    child?.kill('SIGKILL');
-    process.exit(2);
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  const disarm = startWatchdog(WATCHDOG_MS, () => child?.kill('SIGKILL'));
 
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
-  console.log(`makerd client benchmark (node ${process.version}, ${cpu}, ${cpus().length} cpus)`);
+  printHeader('client');
 
   if (ONLY.has('build')) {
     const build = benchSignedBuild();
@@ -231,7 +226,7 @@ async function main(): Promise<void> {
   }
 
   if (!ONLY.has('load')) {
-    clearTimeout(watchdog);
+    disarm();
     return;
   }
   try {
@@ -251,7 +246,7 @@ async function main(): Promise<void> {
     }
   } finally {
     if (child !== undefined) await stopServer(child);
-    clearTimeout(watchdog);
+    disarm();
   }
 }
 

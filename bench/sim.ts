@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -25,6 +25,7 @@ import { SpotClient } from '../src/index.js';
 import type { OrderSpec, SimOrder } from '../src/sim/engine/types.js';
 import { createSimContext } from '../src/sim/index.js';
 import { envNumber, runLoad, type LoadFigures } from './support/load.js';
+import { printHeader, startWatchdog } from './support/run.js';
 import { fmt3, fmtInt } from './support/measure.js';
 
 const BIN = fileURLToPath(new URL('../bin/makerd.js', import.meta.url));
@@ -195,16 +196,8 @@ function label(name: string): string {
 
 async function main(): Promise<void> {
   let child: ChildProcess | undefined;
-  const watchdog = setTimeout(() => {
-    console.error(`benchmark did not finish within ${WATCHDOG_MS / 1000} s; giving up`);
-    child?.kill('SIGKILL');
-    process.exit(2);
-  }, WATCHDOG_MS);
-  watchdog.unref();
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
-  console.log(
-    `makerd simulator benchmark (node ${process.version}, ${cpu}, ${cpus().length} cpus)`,
-  );
+  const disarm = startWatchdog(WATCHDOG_MS, () => child?.kill('SIGKILL'));
+  printHeader('simulator');
 
   if (ONLY.has('engine')) {
     const e = benchEngine();
@@ -234,7 +227,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  clearTimeout(watchdog);
+  disarm();
 }
 
 await main();

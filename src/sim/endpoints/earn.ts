@@ -19,8 +19,8 @@
  * unbonding_period_variable, unbonding_rewards} (seconds), apr_estimate: {low, high},
  * user_min_allocation, allocation_fee, deallocation_fee, auto_compound: {type}, yield_source:
  * {type}, can_allocate, can_deallocate, allocation_restriction_info, user_cap?}`. Sorted by id
- * (descending unless `ascending`); `limit` is validated (uint16) but everything comes in one page
- * and `next_cursor` is null, as the spec says paging is not implemented.
+ * (descending unless `ascending`); `limit` is validated (uint16). The spec's Earn rule 2: the
+ * first page holds all data, so `next_cursor` is always null.
  *
  * Operations: preflight (strategy, amount, flex, tier, minimum, busy) answers synchronously; the
  * operation then completes {@link EARN_OPERATION_MS} later. Allocation checks, at completion,
