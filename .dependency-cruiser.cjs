@@ -7,9 +7,10 @@ const allowed = {
   exchange: ['core'],
   sim: ['core', 'exchange/limits'],
   market: ['core', 'exchange'],
-  runner: ['core', 'market', 'runner'],
-  executor: ['core', 'exchange'],
-  safety: ['core', 'exchange'],
+  bus: ['core'],
+  runner: ['core', 'market', 'bus'],
+  executor: ['core', 'exchange', 'bus'],
+  safety: ['core', 'exchange', 'bus'],
   obs: ['core'],
 };
 

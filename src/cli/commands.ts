@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
+import { registerRunnerCommand } from './runner-command.js';
 import { registerSimCommand } from './sim-command.js';
 
 /**
@@ -9,7 +10,6 @@ import { registerSimCommand } from './sim-command.js';
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
   ['run', 'run runner, executor and supervisor in one process', 7],
-  ['runner', 'run the strategy runner only', 4],
   ['executor', 'run the order executor only', 5],
   ['supervisor', 'run the safety supervisor only', 6],
   ['demo', 'paper-trade against the built-in simulator', 7],
@@ -23,13 +23,14 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
 
 export function registerCommands(program: Command): void {
   registerSimCommand(program);
+  registerRunnerCommand(program);
 
   program
     .command('time')

@@ -15,3 +15,5 @@ export {
   type TimeInForce,
   type StpType,
 } from './order-types.js';
+export * from './market.js';
+export * from './intent.js';

@@ -1,0 +1,262 @@
+import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
+import {
+  checkPrefix,
+  closeRedis,
+  openRedis,
+  type BusConnection,
+  type OpenedRedis,
+} from './connection.js';
+import { BusError, busError } from './errors.js';
+
+export type Role = 'runner' | 'executor';
+const ROLES: readonly Role[] = ['runner', 'executor'];
+
+export interface HaltState {
+  readonly halted: boolean;
+  readonly reason?: string;
+  readonly by?: string;
+  readonly sinceMs?: number;
+}
+
+export interface ControlFlagsOptions {
+  /** A caller's ioredis client (left open by close()), or options / a URL for one of our own. */
+  readonly connection: BusConnection;
+  /** Default `makerd`. */
+  readonly prefix?: string;
+}
+
+/** Until the flag has been read, obeying code must assume the worst. */
+const NOT_READ: HaltState = { halted: true, reason: 'halt flag not read yet', by: 'makerd' };
+
+/**
+ * The halt flag every role obeys, and the liveness beats the supervisor checks. The flag is one
+ * Redis key so that any process (supervisor, `makerd halt`, another machine) can set it; hot paths
+ * read a cached copy through current(), kept fresh by watch(), instead of awaiting Redis.
+ *
+ * Fail closed: before the first read, and when the key holds something unreadable, the state is
+ * halted. A halt set by hand with garbage still stops trading; an operator clears it with resume().
+ */
+export class ControlFlags {
+  readonly #conn: OpenedRedis;
+  readonly #prefix: string;
+  #state: HaltState = NOT_READ;
+  /** Orders cache updates: a read that started before a halt() must not undo its update. */
+  #issued = 0;
+  #applied = 0;
+  #watch: { controller: AbortController; loop: Promise<void> } | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: ControlFlagsOptions) {
+    this.#prefix = checkPrefix(options.prefix ?? 'makerd', 'prefix');
+    this.#conn = openRedis(options.connection);
+  }
+
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  get haltKey(): string {
+    return `${this.#prefix}:control:halt`;
+  }
+
+  aliveKey(role: Role): string {
+    return `${this.#prefix}:alive:${role}`;
+  }
+
+  /**
+   * Sets the flag. Returns false, and keeps the first halt's reason and time, when already
+   * halted: the first cause is the one an operator needs to see.
+   */
+  async halt(reason: string, by: string, nowMs: number): Promise<boolean> {
+    nonEmpty(reason, 'reason');
+    nonEmpty(by, 'by');
+    if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
+      throw new InvalidInputError('nowMs', `must be a non-negative integer, got ${nowMs}`);
+    }
+    const ticket = ++this.#issued;
+    const value = JSON.stringify({ reason, by, sinceMs: nowMs });
+    let set: string | null;
+    try {
+      set = await this.#conn.redis.set(this.haltKey, value, 'NX');
+    } catch (err) {
+      throw busError(err, this.haltKey, 'setting the halt flag');
+    }
+    if (set !== 'OK') {
+      // Someone else halted first: learn their reason rather than cache ours.
+      await this.read();
+      return false;
+    }
+    this.#apply(ticket, { halted: true, reason, by, sinceMs: nowMs });
+    return true;
+  }
+
+  /** Clears the flag; true when it was set. */
+  async resume(): Promise<boolean> {
+    const ticket = ++this.#issued;
+    let removed: number;
+    try {
+      removed = await this.#conn.redis.del(this.haltKey);
+    } catch (err) {
+      throw busError(err, this.haltKey, 'clearing the halt flag');
+    }
+    this.#apply(ticket, { halted: false });
+    return removed > 0;
+  }
+
+  /** Reads the flag from Redis (and refreshes current()). Rejects only when Redis fails. */
+  async read(): Promise<HaltState> {
+    const ticket = ++this.#issued;
+    let raw: string | null;
+    let state: HaltState;
+    try {
+      raw = await this.#conn.redis.get(this.haltKey);
+      state = raw === null ? { halted: false } : parseHalt(raw, this.haltKey);
+    } catch (err) {
+      const error = busError(err, this.haltKey, 'reading the halt flag');
+      if (error.code !== 'BUS_CORRUPT') throw error;
+      state = { halted: true, reason: error.message, by: 'makerd' };
+    }
+    this.#apply(ticket, state);
+    return state;
+  }
+
+  /** The last state seen, without I/O; halted until the first read. */
+  current(): HaltState {
+    return this.#state;
+  }
+
+  /**
+   * Polls the flag every `intervalMs` of `clock` until unwatch(). Resolves after the first poll,
+   * so current() is meaningful once it has been awaited. A failed poll keeps the last state and
+   * goes to `onError`; the supervisor's dead-man switch covers a Redis that stays away.
+   */
+  async watch(
+    intervalMs: number,
+    clock: Clock = systemClock,
+    onError: (err: unknown) => void = () => undefined,
+  ): Promise<void> {
+    if (!Number.isFinite(intervalMs) || intervalMs <= 0) {
+      throw new InvalidInputError('intervalMs', `must be a positive number, got ${intervalMs}`);
+    }
+    if (this.#watch !== undefined) throw new Error('ControlFlags.watch() is already running');
+    const controller = new AbortController();
+    let firstDone!: () => void;
+    const first = new Promise<void>((resolve) => (firstDone = resolve));
+    const loop = (async () => {
+      while (!controller.signal.aborted) {
+        try {
+          await this.read();
+        } catch (err) {
+          onError(err);
+        }
+        firstDone();
+        try {
+          await clock.sleep(intervalMs, controller.signal);
+        } catch {
+          return;
+        }
+      }
+    })();
+    this.#watch = { controller, loop };
+    await first;
+  }
+
+  /** Stops polling; resolves once the loop has ended, with no timer left behind. */
+  async unwatch(): Promise<void> {
+    const watch = this.#watch;
+    if (watch === undefined) return;
+    this.#watch = undefined;
+    watch.controller.abort(new Error('unwatch'));
+    await watch.loop;
+  }
+
+  /** Proves `role` is alive for `ttlMs`; the key vanishes if no beat follows. */
+  async beat(role: Role, nowMs: number, ttlMs: number): Promise<void> {
+    const key = this.aliveKey(checkRole(role));
+    if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
+      throw new InvalidInputError('nowMs', `must be a non-negative integer, got ${nowMs}`);
+    }
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+      throw new InvalidInputError('ttlMs', `must be a positive integer, got ${ttlMs}`);
+    }
+    try {
+      await this.#conn.redis.set(key, String(nowMs), 'PX', ttlMs);
+    } catch (err) {
+      throw busError(err, key, `beating for ${role}`);
+    }
+  }
+
+  /** The time of `role`'s last beat still within its ttl, or undefined. */
+  async alive(role: Role): Promise<number | undefined> {
+    const key = this.aliveKey(checkRole(role));
+    let raw: string | null;
+    try {
+      raw = await this.#conn.redis.get(key);
+    } catch (err) {
+      throw busError(err, key, `reading the beat of ${role}`);
+    }
+    if (raw === null) return undefined;
+    if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      throw new BusError(
+        'BUS_CORRUPT',
+        key,
+        undefined,
+        `Redis key ${key} holds ${raw.slice(0, 40)}`,
+      );
+    }
+    return Number(raw);
+  }
+
+  /** Stops watching and closes the connection if we opened it. Safe to call twice. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.unwatch();
+      await closeRedis(this.#conn);
+    })();
+    return this.#closing;
+  }
+
+  #apply(ticket: number, state: HaltState): void {
+    if (ticket < this.#applied) return;
+    this.#applied = ticket;
+    this.#state = state;
+  }
+}
+
+function parseHalt(raw: string, key: string): HaltState {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  const v = value as { reason?: unknown; by?: unknown; sinceMs?: unknown } | undefined;
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    typeof v.reason !== 'string' ||
+    typeof v.by !== 'string' ||
+    !Number.isSafeInteger(v.sinceMs)
+  ) {
+    throw new BusError(
+      'BUS_CORRUPT',
+      key,
+      undefined,
+      `halt flag at Redis key ${key} is unreadable: ${raw.slice(0, 40)}`,
+    );
+  }
+  return { halted: true, reason: v.reason, by: v.by, sinceMs: v.sinceMs as number };
+}
+
+function nonEmpty(value: string, field: string): void {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidInputError(field, 'must be a non-empty string');
+  }
+}
+
+function checkRole(role: Role): Role {
+  if (!ROLES.includes(role)) {
+    throw new InvalidInputError('role', `must be runner or executor, got ${JSON.stringify(role)}`);
+  }
+  return role;
+}

@@ -1,0 +1,13 @@
+export { IntentBus, INTENT_JOB_NAME } from './intent-bus.js';
+export type {
+  IntentBusOptions,
+  IntentJobData,
+  IntentQueue,
+  PublishResult,
+  TakeResult,
+} from './intent-bus.js';
+export type { UnpublishedIntent } from './intent-codec.js';
+export { ControlFlags } from './control-flags.js';
+export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
+export { BusError, type BusErrorCode } from './errors.js';
+export type { BusConnection } from './connection.js';

@@ -1,0 +1,275 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { systemClock, type Clock, type OrderIntent } from '../core/index.js';
+import {
+  checkPrefix,
+  closeRedis,
+  openRedis,
+  type BusConnection,
+  type OpenedRedis,
+} from './connection.js';
+import { busError, BusError } from './errors.js';
+import {
+  checkPair,
+  checkPublishInput,
+  compareSlots,
+  decodeEntry,
+  encodeBody,
+  type UnpublishedIntent,
+} from './intent-codec.js';
+import { PUBLISH, TAKE } from './scripts.js';
+
+export const INTENT_JOB_NAME = 'intents';
+
+/** A job only says which register to drain; the intents themselves stay in the register. */
+export interface IntentJobData {
+  readonly pair: string;
+  readonly publishedAtMs: number;
+}
+
+export type IntentQueue = Queue<IntentJobData, unknown, typeof INTENT_JOB_NAME>;
+
+export interface IntentBusOptions {
+  /** A caller's ioredis client (left open by close()), or options / a URL for one of our own. */
+  readonly connection: BusConnection;
+  /** Every key of the bus, BullMQ's included, starts with `${prefix}:`. Default `makerd`. */
+  readonly prefix?: string;
+  /** Default `intents`. */
+  readonly queueName?: string;
+  /** Stamps publishedAtMs on jobs. */
+  readonly clock?: Clock;
+}
+
+export interface PublishResult {
+  /** The input intents, in input order, with the generations the bus assigned. */
+  readonly published: OrderIntent[];
+  /** Pending intents replaced before the executor took them (never sent). */
+  readonly coalesced: number;
+  readonly byPair: Record<string, { published: number; coalesced: number }>;
+}
+
+export interface TakeResult {
+  /** Still within their deadline, bids then asks by level. */
+  readonly intents: OrderIntent[];
+  /** Past their deadline at `nowMs`: the executor must not send them, only count them. */
+  readonly expired: OrderIntent[];
+}
+
+/**
+ * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
+ * a BullMQ job per pair, deduplicated by pair with keepLastIfActive, tells an executor to drain
+ * it. A waiting job absorbs further publishes (it will read the register when it runs); while a
+ * job is active, BullMQ keeps exactly one follow-up job, created when the active one finishes, so
+ * nothing published meanwhile is stranded and at most one job per pair is active.
+ */
+export class IntentBus {
+  readonly #conn: OpenedRedis;
+  readonly #queue: IntentQueue;
+  readonly #prefix: string;
+  readonly #queueName: string;
+  readonly #clock: Clock;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: IntentBusOptions) {
+    this.#prefix = checkPrefix(options.prefix ?? 'makerd', 'prefix');
+    this.#queueName = checkPrefix(options.queueName ?? 'intents', 'queueName');
+    this.#clock = options.clock ?? systemClock;
+    this.#conn = openRedis(options.connection);
+    this.#queue = new Queue(this.#queueName, {
+      connection: this.#conn.redis,
+      prefix: `${this.#prefix}:bull`,
+    });
+  }
+
+  /** The BullMQ queue the executor's Worker consumes (same name and `prefix`). */
+  get queue(): IntentQueue {
+    return this.#queue;
+  }
+
+  get queueName(): string {
+    return this.#queueName;
+  }
+
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  /** The BullMQ `prefix` option a Worker on this bus's queue must use. */
+  get bullPrefix(): string {
+    return `${this.#prefix}:bull`;
+  }
+
+  registerKey(pair: string): string {
+    return `${this.#prefix}:intents:${pair}`;
+  }
+
+  get #generationsKey(): string {
+    return `${this.#prefix}:generations`;
+  }
+
+  get #pairsKey(): string {
+    return `${this.#prefix}:intent-pairs`;
+  }
+
+  /**
+   * Stores the intents as the latest for their slots and makes sure a job will drain each pair.
+   * All input is checked before anything is written. If the job cannot be added after the
+   * register was written (Redis lost in between), this rejects with BUS_UNAVAILABLE and the
+   * intents wait in the register: the next publish or enqueue() for the pair adds the job.
+   */
+  async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
+    const checked = checkPublishInput(intents);
+    const groups = new Map<string, number[]>();
+    checked.forEach((intent, i) => {
+      const group = groups.get(intent.pair);
+      if (group === undefined) groups.set(intent.pair, [i]);
+      else group.push(i);
+    });
+
+    const generations = new Array<number>(checked.length).fill(0);
+    const byPair: Record<string, { published: number; coalesced: number }> = {};
+    await Promise.all(
+      [...groups].map(async ([pair, indexes]) => {
+        const args = indexes.flatMap((i) => {
+          const intent = checked[i] as UnpublishedIntent;
+          return [intent.slot, encodeBody(intent)];
+        });
+        const key = this.registerKey(pair);
+        const reply = await this.#eval(
+          PUBLISH,
+          [key, this.#generationsKey, this.#pairsKey],
+          [pair, ...args],
+          key,
+        );
+        const counts = parseCounts(reply, indexes.length + 1, key);
+        indexes.forEach((inputIndex, j) => {
+          generations[inputIndex] = counts[j + 1] as number;
+        });
+        byPair[pair] = { published: indexes.length, coalesced: counts[0] as number };
+        await this.enqueue(pair);
+      }),
+    );
+
+    return {
+      published: checked.map((intent, i) => ({ ...intent, generation: generations[i] as number })),
+      coalesced: Object.values(byPair).reduce((sum, p) => sum + p.coalesced, 0),
+      byPair,
+    };
+  }
+
+  /**
+   * Makes sure a job will drain `pair`'s register; publish() calls it. Also for recovery: after a
+   * crash between register write and job add, pairsWithPending() lists pairs to enqueue().
+   */
+  async enqueue(pair: string): Promise<void> {
+    checkPair(pair, 'pair');
+    const options: JobsOptions = {
+      deduplication: { id: pair, keepLastIfActive: true },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    };
+    try {
+      await this.#queue.add(INTENT_JOB_NAME, { pair, publishedAtMs: this.#clock.now() }, options);
+    } catch (err) {
+      throw busError(err, `${this.bullPrefix}:${this.#queueName}`, `adding the job for ${pair}`);
+    }
+  }
+
+  /**
+   * Removes and returns the pair's pending intents; the executor calls it inside its job. Entries
+   * are removed even when one is corrupt (the call then throws BUS_CORRUPT): a corrupt entry left
+   * in place would fail every later take for the pair, while a dropped batch is re-derived by the
+   * runner from live orders on its next tick.
+   */
+  async take(pair: string, nowMs: number): Promise<TakeResult> {
+    checkPair(pair, 'pair');
+    const key = this.registerKey(pair);
+    const reply = await this.#eval(TAKE, [key, this.#pairsKey], [pair], key);
+    const all = this.#decode(reply, key, pair);
+    // A deadline equal to now leaves no time to send, so it counts as passed.
+    return {
+      intents: all.filter((i) => i.deadlineMs > nowMs),
+      expired: all.filter((i) => i.deadlineMs <= nowMs),
+    };
+  }
+
+  /** The pair's pending intents, left in place (status pages, tests). */
+  async pending(pair: string): Promise<OrderIntent[]> {
+    checkPair(pair, 'pair');
+    const key = this.registerKey(pair);
+    let reply: unknown;
+    try {
+      reply = await this.#conn.redis.call('HGETALL', key);
+    } catch (err) {
+      throw busError(err, key, `reading ${key}`);
+    }
+    return this.#decode(reply, key, pair);
+  }
+
+  /** Pairs whose register holds at least one intent, sorted. */
+  async pairsWithPending(): Promise<string[]> {
+    try {
+      return (await this.#conn.redis.smembers(this.#pairsKey)).sort();
+    } catch (err) {
+      throw busError(err, this.#pairsKey, `reading ${this.#pairsKey}`);
+    }
+  }
+
+  /** Closes the queue, and the Redis connection if the bus opened it. Safe to call twice. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await this.#queue.close();
+      } finally {
+        await closeRedis(this.#conn);
+      }
+    })();
+    return this.#closing;
+  }
+
+  async #eval(script: string, keys: string[], args: string[], key: string): Promise<unknown> {
+    const redis: Redis = this.#conn.redis;
+    try {
+      return await redis.eval(script, keys.length, ...keys, ...args);
+    } catch (err) {
+      throw busError(err, key, `script on ${key}`);
+    }
+  }
+
+  #decode(reply: unknown, key: string, pair: string): OrderIntent[] {
+    if (!Array.isArray(reply) || reply.length % 2 !== 0) {
+      throw new BusError(
+        'BUS_CORRUPT',
+        key,
+        undefined,
+        `Redis answered ${typeof reply} for ${key}`,
+      );
+    }
+    const out: OrderIntent[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      const field: unknown = reply[i];
+      const value: unknown = reply[i + 1];
+      if (typeof field !== 'string' || typeof value !== 'string') {
+        throw new BusError(
+          'BUS_CORRUPT',
+          key,
+          undefined,
+          `Redis key ${key} holds non-text entries`,
+        );
+      }
+      out.push(decodeEntry(value, key, field, pair));
+    }
+    return out.sort(compareSlots);
+  }
+}
+
+function parseCounts(reply: unknown, length: number, key: string): number[] {
+  if (
+    !Array.isArray(reply) ||
+    reply.length !== length ||
+    !reply.every((n): n is number => Number.isSafeInteger(n))
+  ) {
+    throw new BusError('BUS_CORRUPT', key, undefined, `publish script on ${key} answered oddly`);
+  }
+  return reply;
+}

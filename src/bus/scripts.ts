@@ -1,0 +1,65 @@
+/**
+ * Lua run by Redis for the intent register. A script runs atomically: no other client's command
+ * falls between its reads and writes. Each script checks everything before its first write,
+ * because Redis does not roll back the writes of a script that fails half-way.
+ *
+ * Sent with EVAL, not EVALSHA: after a NOSCRIPT answer (cache flushed, failover) a client re-sends
+ * EVALSHA as EVAL, and a publish issued meanwhile could then run first and get the lower
+ * generation although it carries the newer intent. Redis caches the compiled script by its hash
+ * either way.
+ */
+
+/**
+ * publish — KEYS: register hash, generations hash, pairs set. ARGV: pair, then slot/body pairs.
+ * Returns { coalesced, generation... }.
+ *
+ * Atomic so that assigning the generation, noticing the entry it replaces and writing the new
+ * entry are one step: two runners publishing the same slot get distinct generations, and the
+ * register always ends with the entry of the highest one.
+ */
+export const PUBLISH = `
+local register, generations, pairs = KEYS[1], KEYS[2], KEYS[3]
+local pair = ARGV[1]
+for _, key in ipairs({ register, generations }) do
+  local t = redis.call('TYPE', key).ok
+  if t ~= 'hash' and t ~= 'none' then
+    return redis.error_reply('MAKERD_BUS_CORRUPT Redis key ' .. key .. ' is a ' .. t .. ', not a hash')
+  end
+end
+for i = 2, #ARGV, 2 do
+  if string.sub(ARGV[i + 1], 1, 1) ~= '{' or string.sub(ARGV[i + 1], 2, 2) == '}' then
+    return redis.error_reply('MAKERD_BUS_CORRUPT body for ' .. ARGV[i] .. ' is not a JSON object')
+  end
+  local last = redis.call('HGET', generations, pair .. '|' .. ARGV[i])
+  if last and not string.match(last, '^%d+$') then
+    return redis.error_reply('MAKERD_BUS_CORRUPT Redis key ' .. generations .. ' field ' ..
+      pair .. '|' .. ARGV[i] .. ' holds ' .. string.sub(last, 1, 40))
+  end
+end
+local out = { 0 }
+for i = 2, #ARGV, 2 do
+  local slot = ARGV[i]
+  local generation = redis.call('HINCRBY', generations, pair .. '|' .. slot, 1)
+  if redis.call('HEXISTS', register, slot) == 1 then
+    out[1] = out[1] + 1
+  end
+  redis.call('HSET', register, slot,
+    '{"generation":' .. string.format('%d', generation) .. ',' .. string.sub(ARGV[i + 1], 2))
+  out[#out + 1] = generation
+end
+redis.call('SADD', pairs, pair)
+return out
+`;
+
+/**
+ * take — KEYS: register hash, pairs set. ARGV: pair. Returns the HGETALL flat list.
+ *
+ * Atomic so that an entry is either returned to this caller or left for the next one: a publish
+ * can never land between the read and the delete and be deleted unseen.
+ */
+export const TAKE = `
+local entries = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+return entries
+`;

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { parse as parseYaml } from 'yaml';
+import { InvalidInputError, MAX_INSTANCE, parseWithSchema } from '../core/index.js';
+import { TIERS } from '../exchange/index.js';
+import { MarketConfig } from '../market/index.js';
+import { RunnerConfig } from '../runner/config.js';
+
+/**
+ * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
+ * environment or from files named there, except for the simulator's published paper account.
+ */
+const EnvCredentials = Type.Object({
+  from: Type.Literal('env'),
+  /** Variables holding the key and secret; `<NAME>_FILE` may name a file instead (Docker secrets). */
+  key_env: Type.String({ default: 'MAKERD_API_KEY' }),
+  secret_env: Type.String({ default: 'MAKERD_API_SECRET' }),
+});
+const SimulatorCredentials = Type.Object({
+  from: Type.Literal('simulator'),
+  /** An account of the simulator's YAML; allowed only for a loopback exchange URL. */
+  account: Type.String({ default: 'paper-key' }),
+  sim_config: Type.String({ default: 'config/sim.yaml' }),
+});
+
+const PairEntry = Type.Object({
+  /** Pair id, altname or wsname: XXBTZUSD, XBTUSD or XBT/USD. */
+  pair: Type.String({ minLength: 1 }),
+  strategy: Type.Object({
+    /** A built-in name (strategies/), a path, or an npm package name. */
+    name: Type.String({ minLength: 1 }),
+    options: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+  }),
+});
+
+export const BotConfig = Type.Object({
+  /** Tells this bot's orders apart in userrefs (1..127); two bots on one key need different ones. */
+  instance: Type.Integer({ minimum: 1, maximum: MAX_INSTANCE, default: 1 }),
+  exchange: Type.Object(
+    {
+      url: Type.String({ default: 'http://127.0.0.1:7878' }),
+      tier: Type.Union(
+        TIERS.map((t) => Type.Literal(t)),
+        { default: 'starter' },
+      ),
+      /** REST counter points the client never uses, for calls it cannot see. */
+      rest_headroom: Type.Number({ minimum: 0, default: 1 }),
+      credentials: Type.Union([EnvCredentials, SimulatorCredentials], {
+        default: { from: 'env' },
+      }),
+    },
+    { default: {} },
+  ),
+  redis: Type.Object(
+    {
+      url: Type.String({ default: 'redis://127.0.0.1:6379' }),
+      /** Every key of this bot lives under it; two bots on one Redis need different ones. */
+      prefix: Type.String({ minLength: 1, default: 'makerd' }),
+    },
+    { default: {} },
+  ),
+  pairs: Type.Array(PairEntry, { minItems: 1 }),
+  market: Type.Unknown({ default: {} }),
+  runner: Type.Unknown({ default: {} }),
+  log: Type.Object(
+    {
+      level: Type.Union(
+        ['trace', 'debug', 'info', 'warn', 'error'].map((l) => Type.Literal(l)),
+        { default: 'info' },
+      ),
+    },
+    { default: {} },
+  ),
+});
+
+export type BotConfigRaw = Static<typeof BotConfig>;
+export interface BotSettings extends Omit<BotConfigRaw, 'market' | 'runner'> {
+  readonly market: MarketConfig;
+  readonly runner: RunnerConfig;
+}
+
+/** Deployment overrides: the few values that differ between a laptop, CI and a VPS. */
+const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['MAKERD_EXCHANGE_URL', ['exchange', 'url']],
+  ['MAKERD_TIER', ['exchange', 'tier']],
+  ['MAKERD_REDIS_URL', ['redis', 'url']],
+  ['REDIS_URL', ['redis', 'url']],
+  ['MAKERD_REDIS_PREFIX', ['redis', 'prefix']],
+  ['MAKERD_LOG_LEVEL', ['log', 'level']],
+];
+
+export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): BotSettings {
+  const withEnv = applyEnv(raw, env);
+  const base = parseWithSchema(BotConfig, withEnv, '');
+  return {
+    ...base,
+    market: parseWithSchema(MarketConfig, base.market, 'market'),
+    runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
+  };
+}
+
+export function loadBotConfig(file: string, env: NodeJS.ProcessEnv = process.env): BotSettings {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InvalidInputError('--config', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new InvalidInputError('--config', `${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  return parseBotConfig(raw ?? {}, env);
+}
+
+function applyEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new InvalidInputError('config', 'must be a YAML mapping at the top level');
+  }
+  const out = structuredClone(raw) as Record<string, unknown>;
+  // REDIS_URL is the common convention; MAKERD_REDIS_URL, listed first, wins over it.
+  const applied = new Set<string>();
+  for (const [name, path] of ENV_OVERRIDES) {
+    const value = env[name];
+    const key = path.join('.');
+    if (value === undefined || value === '' || applied.has(key)) continue;
+    applied.add(key);
+    let node = out;
+    for (const part of path.slice(0, -1)) {
+      const next = node[part];
+      node[part] = next !== null && typeof next === 'object' ? next : {};
+      node = node[part] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = value;
+  }
+  return out;
+}

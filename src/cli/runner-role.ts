@@ -1,0 +1,154 @@
+import { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { ControlFlags, IntentBus } from '../bus/index.js';
+import { systemClock, type Clock } from '../core/index.js';
+import { RedisNonceSource, SpotClient, nonceKeyFor } from '../exchange/index.js';
+import {
+  MarketFeed,
+  MarketMetrics,
+  loadPairs,
+  planBudget,
+  wishesFor,
+  type BudgetPlan,
+} from '../market/index.js';
+import type { Logger } from '../obs/index.js';
+import { RunnerMetrics } from '../runner/metrics.js';
+import { Runner, type PairStrategy } from '../runner/runner.js';
+import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
+import type { BotSettings } from './bot-config.js';
+import { resolveCredentials } from './credentials.js';
+
+export interface RunnerRoleParts {
+  readonly settings: BotSettings;
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Folder of the built-in strategies (the package's strategies/). */
+  readonly strategiesDir: string;
+  readonly clock?: Clock;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Relative paths in the config (the simulator's YAML) are read from here. */
+  readonly configDir?: string;
+}
+
+export interface RunnerRole {
+  readonly plan: BudgetPlan;
+  readonly runner: Runner;
+  readonly feed: MarketFeed;
+  readonly bus: IntentBus;
+  readonly client: SpotClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the runner role: client, pairs, budget plan, strategies, feed, bus. Everything that can be
+ * wrong with the configuration (a pair, a plugin, its options, a budget that cannot work) fails
+ * here, before the first poll.
+ */
+export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRole> {
+  const { settings, log, registry } = parts;
+  const clock = parts.clock ?? systemClock;
+  const redis = new Redis(settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
+  const closeAll = async (): Promise<void> => {
+    for (const part of opened.reverse()) await part.close();
+  };
+  try {
+    await redis.connect();
+    const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
+    const client = new SpotClient({
+      baseUrl: settings.exchange.url,
+      credentials,
+      tier: settings.exchange.tier,
+      restHeadroom: settings.exchange.rest_headroom,
+      nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
+      clock,
+    });
+    opened.push(client);
+    const pairs = await loadPairs(
+      client,
+      settings.pairs.map((p) => p.pair),
+    );
+    const plan = planBudget({
+      tier: client.tier,
+      wishes: wishesFor(
+        settings.market,
+        pairs.map((p) => p.id),
+      ),
+      utilization: settings.market.utilization,
+      privateReservePerSec: settings.market.private_reserve_per_sec,
+      heartbeat: {
+        intervalMs: settings.market.heartbeat.interval_ms,
+        cost: settings.market.heartbeat.cost,
+      },
+      publicCallsPerSec: settings.market.public_budget.calls_per_sec,
+    });
+    for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+    log.info(
+      {
+        component: 'planner',
+        polls: plan.polls.map((p) => ({ id: p.id, interval_ms: p.intervalMs })),
+      },
+      'poll plan',
+    );
+
+    const strategies: PairStrategy[] = [];
+    for (const [i, entry] of settings.pairs.entries()) {
+      const pair = pairs[i];
+      if (!pair) continue;
+      const plugin = await loadStrategy(entry.strategy.name, {
+        strategiesDir: parts.strategiesDir,
+        field: `pairs[${i}].strategy.name`,
+      });
+      const made = instantiateStrategy(plugin, entry.strategy.options, {
+        pair,
+        log: log.child({ component: 'strategy', strategy: plugin.name, pair: pair.altname }),
+        field: `pairs[${i}].strategy.options`,
+      });
+      strategies.push({ pair, plugin: made.plugin, context: made.context, state: made.state });
+    }
+
+    const flags = new ControlFlags({ connection: redis, prefix: settings.redis.prefix });
+    await flags.watch(1_000, clock);
+    opened.push({ close: () => flags.unwatch() });
+    const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix });
+    opened.push(bus);
+    const feed = new MarketFeed({
+      client,
+      pairs,
+      config: settings.market,
+      plan,
+      instance: settings.instance,
+      clock,
+      metrics: new MarketMetrics(registry),
+      haltSource: () => flags.current(),
+      log: log.child({ component: 'market' }),
+    });
+    const runner = new Runner({
+      feed,
+      sink: bus,
+      strategies,
+      config: settings.runner,
+      instance: settings.instance,
+      clock,
+      metrics: new RunnerMetrics(registry),
+      log,
+    });
+    runner.start();
+    feed.start();
+    return {
+      plan,
+      runner,
+      feed,
+      bus,
+      client,
+      stop: async () => {
+        await feed.stop();
+        await runner.stop();
+        await closeAll();
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,165 @@
+import type { Decimal } from './decimal.js';
+import type { Side } from './order-types.js';
+
+/**
+ * The market picture every part shares: what the pollers build (src/market), what strategies read
+ * (through src/runner/strategy-api) and what the runner diffs against. Everything here is
+ * immutable data; Decimal values are exact and prices never pass through a float.
+ */
+
+/** One tradable pair as the exchange's AssetPairs describes it, reduced to what quoting needs. */
+export interface PairInfo {
+  /** The exchange's pair id (the key of AssetPairs and Depth), e.g. XXBTZUSD. */
+  readonly id: string;
+  readonly altname: string;
+  /** Asset ids as Balance reports them, e.g. XXBT and ZUSD. */
+  readonly base: string;
+  readonly quote: string;
+  readonly tickSize: Decimal;
+  readonly priceDecimals: number;
+  readonly lotDecimals: number;
+  readonly orderMin: Decimal;
+  /** Minimum order cost in the quote asset; undefined when the venue sets none. */
+  readonly costMin: Decimal | undefined;
+}
+
+export interface PriceLevel {
+  readonly price: Decimal;
+  readonly volume: Decimal;
+}
+
+export interface BookView {
+  /** Best first: bids descending, asks ascending. */
+  readonly bids: readonly PriceLevel[];
+  readonly asks: readonly PriceLevel[];
+}
+
+export interface GroupedBookView extends BookView {
+  /** Tick levels per price level. */
+  readonly grouping: number;
+}
+
+export interface Level3Order {
+  readonly price: Decimal;
+  readonly volume: Decimal;
+  readonly orderId: string;
+  /** Exchange time in nanoseconds; exceeds 2^53, so a bigint. */
+  readonly timestampNs: bigint;
+  /** True when the order id is one of our open orders. */
+  readonly own: boolean;
+}
+
+export interface Level3View {
+  readonly bids: readonly Level3Order[];
+  readonly asks: readonly Level3Order[];
+}
+
+export interface PublicTrade {
+  readonly price: Decimal;
+  readonly volume: Decimal;
+  readonly timeMs: number;
+  readonly side: Side;
+  readonly orderType: 'market' | 'limit';
+  readonly tradeId: number;
+}
+
+/** Which quote position of a strategy an order fills: side plus level (0 is nearest the mid). */
+export interface SlotRef {
+  readonly side: Side;
+  readonly level: number;
+}
+
+/** One of the key's open orders in this pair, as OpenOrders reports it. */
+export interface OwnOrder {
+  readonly txid: string;
+  readonly userref: number | null;
+  /** Decoded from userref when the order is this bot instance's; undefined for foreign orders. */
+  readonly slot: SlotRef | undefined;
+  /** Generation decoded from userref (16 bits, wraps), when the order is ours. */
+  readonly generation: number | undefined;
+  readonly side: Side;
+  readonly orderType: string;
+  readonly price: Decimal;
+  readonly volume: Decimal;
+  readonly volumeExecuted: Decimal;
+  readonly openedAtMs: number;
+  readonly postOnly: boolean;
+}
+
+export interface AssetBalance {
+  readonly total: Decimal;
+  /** Total less what open orders hold. */
+  readonly available: Decimal;
+}
+
+export interface Inventory {
+  readonly base: AssetBalance;
+  readonly quote: AssetBalance;
+  /** base.total valued at mid plus quote.total; undefined without a mid. */
+  readonly valueInQuote: Decimal | undefined;
+  /** base.total * mid / valueInQuote, in [0, 1]; undefined without a mid or value. */
+  readonly baseShare: Decimal | undefined;
+}
+
+/**
+ * What the runner may do right now. `online`, `post_only`, `cancel_only` and `maintenance` are the
+ * exchange's SystemStatus modes; `halted` is makerd's own halt flag (the supervisor's).
+ */
+export const TRADING_MODES = [
+  'online',
+  'post_only',
+  'cancel_only',
+  'maintenance',
+  'halted',
+] as const;
+export type TradingMode = (typeof TRADING_MODES)[number];
+
+export const DATA_SOURCES = [
+  'depth',
+  'groupedBook',
+  'level3',
+  'trades',
+  'openOrders',
+  'balance',
+] as const;
+export type DataSource = (typeof DATA_SOURCES)[number];
+
+export interface SourceStatus {
+  /** When the last good answer arrived (local clock, ms); undefined before the first. */
+  readonly receivedAtMs: number | undefined;
+  /** Age of the data at snapshot time; Infinity before the first answer. */
+  readonly ageMs: number;
+  /** Too old, or the last poll failed or is late. */
+  readonly stale: boolean;
+  /** The error string of the last failed poll, cleared by the next success. */
+  readonly lastError: string | undefined;
+}
+
+export interface MarketSnapshot {
+  readonly pair: PairInfo;
+  /** Increases by one with each snapshot of this pair. */
+  readonly seq: number;
+  readonly takenAtMs: number;
+  /** Top of book from Depth. */
+  readonly book: BookView;
+  readonly grouped: GroupedBookView | undefined;
+  readonly level3: Level3View | undefined;
+  readonly bestBid: Decimal | undefined;
+  readonly bestAsk: Decimal | undefined;
+  readonly mid: Decimal | undefined;
+  /** Top-of-book price weighted by the opposite side's size. */
+  readonly microprice: Decimal | undefined;
+  readonly spread: Decimal | undefined;
+  /** Most recent last; capped. */
+  readonly trades: readonly PublicTrade[];
+  /** Our open orders in this pair (ours and foreign ones of the same key). */
+  readonly openOrders: readonly OwnOrder[];
+  readonly inventory: Inventory;
+  readonly mode: TradingMode;
+  /** Why the mode is not online (the status event's title, the halt reason). */
+  readonly modeReason: string | undefined;
+  readonly sources: Readonly<Record<DataSource, SourceStatus>>;
+  /** True when any source the runner needs to quote is stale. */
+  readonly stale: boolean;
+  readonly staleSources: readonly DataSource[];
+}

@@ -1,0 +1,71 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The `market:` section of the configuration: what to poll, how often the operator would like it,
+ * and how much of the key's REST budget the pollers may plan. Callers validate it with
+ * parseWithSchema(MarketConfig, raw, 'market'), which fills these defaults and names a bad field.
+ */
+
+const Section = <P extends Record<string, TSchema>>(props: P) =>
+  Type.Object(props, { default: {}, additionalProperties: false });
+
+const IntervalMs = (defaultMs: number) =>
+  Type.Integer({ minimum: 100, maximum: 3_600_000, default: defaultMs });
+
+const Enabled = Type.Boolean({ default: true });
+
+const literals = <T extends number>(values: readonly T[], defaultValue: T) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { default: defaultValue },
+  );
+
+export const GROUPED_BOOK_DEPTHS = [10, 25, 100, 250, 1000] as const;
+export const GROUPED_BOOK_GROUPINGS = [1, 5, 10, 25, 50, 100, 250, 500, 1000] as const;
+export const LEVEL3_DEPTHS = [0, 10, 25, 100, 250, 1000] as const;
+
+export const MarketConfig = Section({
+  /** Fraction of the tier's REST decay the planner may plan; the rest absorbs jitter. */
+  utilization: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.8 }),
+  /** REST points per second other private readers of the key (executor reconciliation) need. */
+  private_reserve_per_sec: Type.Number({ minimum: 0, default: 0 }),
+  /** The supervisor's CancelAllOrdersAfter refresh: reserved before any poll is planned. */
+  heartbeat: Section({
+    interval_ms: Type.Integer({ minimum: 1000, default: 20_000 }),
+    cost: Type.Number({ minimum: 0, default: 1 }),
+  }),
+  /** The spec names no public limit; a conservative rate per client address. */
+  public_budget: Section({
+    calls_per_sec: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+  }),
+  /** Data older than this many planned intervals of its poll is stale. */
+  stale_after_intervals: Type.Number({ minimum: 1, default: 3 }),
+  request_timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
+  trades_kept: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
+  depth_levels: Type.Integer({ minimum: 1, maximum: 500, default: 25 }),
+  polls: Section({
+    depth: Section({ enabled: Enabled, interval_ms: IntervalMs(1000) }),
+    grouped_book: Section({
+      enabled: Enabled,
+      interval_ms: IntervalMs(5000),
+      depth: literals(GROUPED_BOOK_DEPTHS, 10),
+      grouping: literals(GROUPED_BOOK_GROUPINGS, 10),
+    }),
+    trades: Section({
+      enabled: Enabled,
+      interval_ms: IntervalMs(5000),
+      count: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    }),
+    level3: Section({
+      enabled: Enabled,
+      interval_ms: IntervalMs(5000),
+      depth: literals(LEVEL3_DEPTHS, 25),
+    }),
+    /** Always on: fills and the runner's diff depend on it. One call serves every pair. */
+    open_orders: Section({ interval_ms: IntervalMs(3000) }),
+    /** Always on (BalanceEx): inventory. One call serves every pair. */
+    balance: Section({ interval_ms: IntervalMs(10_000) }),
+    system_status: Section({ enabled: Enabled, interval_ms: IntervalMs(5000) }),
+  }),
+});
+export type MarketConfig = Static<typeof MarketConfig>;

@@ -1,0 +1,69 @@
+/** src/market: budgeted pollers and the immutable MarketSnapshot they build (DESIGN.md §1). */
+export {
+  MarketConfig,
+  GROUPED_BOOK_DEPTHS,
+  GROUPED_BOOK_GROUPINGS,
+  LEVEL3_DEPTHS,
+} from './config.js';
+export {
+  planBudget,
+  planFromConfig,
+  wishesFor,
+  type BudgetInput,
+  type BudgetPlan,
+  type PlannedPoll,
+  type PollScope,
+  type PollSource,
+  type PollWish,
+  type PrivateBudget,
+  type PublicBudget,
+} from './budget-planner.js';
+export { loadPairs, resolvePairs, pairInfoOf } from './pairs.js';
+export {
+  buildSnapshot,
+  bookView,
+  microprice,
+  groupedView,
+  level3View,
+  publicTrades,
+  ownOrders,
+  orderInPair,
+  assetBalance,
+  inventory,
+  sourceStatus,
+  sourceStatuses,
+  type SnapshotInput,
+  type SourceInput,
+  type GroupedBookResult,
+  type TradeRow,
+  type BalanceExEntry,
+} from './snapshot-builder.js';
+export {
+  decideMode,
+  UNKNOWN_STATUS_REASON,
+  type HaltState,
+  type ModeDecision,
+  type ModeInput,
+} from './mode.js';
+export { FillTracker, type MarketFill } from './fills.js';
+export {
+  MarketFeed,
+  mergeTrades,
+  type MarketFeedOptions,
+  type ModeListener,
+  type UpdateListener,
+  type FillListener,
+} from './market-feed.js';
+export {
+  PollLoop,
+  BACKOFF_CAP_MS,
+  outcomeOf,
+  type PollOutcome,
+  type PollStatus,
+  type PollRun,
+} from './poll-loop.js';
+export { MarketMetrics, ENDPOINT_OF, ALL_PAIRS, type MarketMetricsSource } from './metrics.js';
+export { BudgetUsage } from './budget-usage.js';
+export { withDeadline, PollTimeoutError } from './deadline.js';
+export { deepFreeze } from './freeze.js';
+export { silentMarketLog, type MarketLog } from './log.js';

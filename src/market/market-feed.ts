@@ -1,0 +1,521 @@
+import { setMaxListeners } from 'node:events';
+import {
+  DATA_SOURCES,
+  InvalidInputError,
+  MakerdError,
+  systemClock,
+  type Clock,
+  type DataSource,
+  type MarketSnapshot,
+  type PairInfo,
+} from '../core/index.js';
+import type {
+  CallOptions,
+  DepthBook,
+  Level3Result,
+  Order,
+  SpotClient,
+  SystemStatusResult,
+} from '../exchange/index.js';
+import type { BudgetPlan, PlannedPoll, PollScope, PollSource } from './budget-planner.js';
+import { BudgetUsage } from './budget-usage.js';
+import type { MarketConfig } from './config.js';
+import { withDeadline } from './deadline.js';
+import { FillTracker, type MarketFill } from './fills.js';
+import { silentMarketLog, type MarketLog } from './log.js';
+import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics } from './metrics.js';
+import { decideMode, type HaltState, type ModeDecision } from './mode.js';
+import { outcomeOf, PollLoop, type PollRun, type PollStatus } from './poll-loop.js';
+import {
+  buildSnapshot,
+  type BalanceExEntry,
+  type GroupedBookResult,
+  type SourceInput,
+  type TradeRow,
+} from './snapshot-builder.js';
+
+export interface MarketFeedOptions {
+  readonly client: SpotClient;
+  readonly pairs: readonly PairInfo[];
+  /** Already parsed with parseWithSchema(MarketConfig, raw, 'market'). */
+  readonly config: MarketConfig;
+  readonly plan: BudgetPlan;
+  /** This bot's userref instance: only its orders get a slot. */
+  readonly instance: number;
+  readonly clock?: Clock;
+  readonly metrics?: MarketMetrics;
+  /** The supervisor's halt flag, read at each snapshot. */
+  readonly haltSource?: () => HaltState;
+  readonly log?: MarketLog;
+}
+
+/** New data for a pair; key-wide sources (openOrders, balance) fire once per pair. */
+export type UpdateListener = (pairId: string, source: DataSource) => void;
+export type FillListener = (fill: MarketFill) => void;
+/** The exchange's mode (SystemStatus, before the halt flag is applied) changed. */
+export type ModeListener = (change: ModeDecision) => void;
+
+interface Received<T> {
+  readonly value: T;
+  readonly atMs: number;
+}
+
+/**
+ * Budgeted pollers and the snapshots built from their latest answers. One loop per planned poll;
+ * every loop sleeps on the injected clock under one AbortSignal, so stop() ends them all at once
+ * and leaves no timer behind. Snapshots are built on demand, never shared mutable state.
+ */
+export class MarketFeed {
+  readonly plan: BudgetPlan;
+  readonly pairs: readonly PairInfo[];
+  readonly #client: SpotClient;
+  readonly #config: MarketConfig;
+  readonly #instance: number;
+  readonly #clock: Clock;
+  readonly #metrics: MarketMetrics | undefined;
+  readonly #halt: (() => HaltState) | undefined;
+  readonly #log: MarketLog;
+  readonly #pairsById: ReadonlyMap<string, PairInfo>;
+  readonly #loops = new Map<string, PollLoop>();
+  readonly #updateListeners = new Set<UpdateListener>();
+  readonly #fillListeners = new Set<FillListener>();
+  readonly #modeListeners = new Set<ModeListener>();
+  readonly #fills: FillTracker;
+  readonly #seq = new Map<string, number>();
+  #usage: BudgetUsage;
+  #stop: AbortController | undefined;
+  #running: Promise<void>[] = [];
+
+  readonly #depth = new Map<string, Received<DepthBook>>();
+  readonly #grouped = new Map<string, Received<GroupedBookResult>>();
+  readonly #level3 = new Map<string, Received<Level3Result>>();
+  readonly #trades = new Map<string, Received<readonly TradeRow[]>>();
+  #openOrders: Received<Readonly<Record<string, Order>>> | undefined;
+  #balances: Received<Readonly<Record<string, BalanceExEntry>>> | undefined;
+  #systemStatus: Received<SystemStatusResult> | undefined;
+
+  constructor(options: MarketFeedOptions) {
+    this.#client = options.client;
+    this.#config = options.config;
+    this.#instance = options.instance;
+    this.#clock = options.clock ?? systemClock;
+    this.#metrics = options.metrics;
+    this.#halt = options.haltSource;
+    this.#log = options.log ?? silentMarketLog;
+    this.pairs = Object.freeze([...options.pairs]);
+    this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
+    this.plan = options.plan;
+    checkPlan(options.plan, this.#pairsById);
+    this.#fills = new FillTracker(this.pairs);
+    this.#usage = new BudgetUsage(this.#clock.now());
+    for (const poll of options.plan.polls) {
+      this.#loops.set(
+        poll.id,
+        new PollLoop({ poll, clock: this.#clock, run: this.#runFor(poll), log: this.#log }),
+      );
+    }
+    if (this.#metrics !== undefined) {
+      this.#metrics.setPlan(options.plan);
+      this.#metrics.attach({
+        dataAges: () => this.#dataAges(),
+        staleByPair: () => this.pairs.map((p) => ({ pair: p.id, stale: this.snapshotStale(p.id) })),
+        budgetUsedPerSec: (scope) => this.#usage.perSecond(scope, this.#clock.now()),
+      });
+    }
+  }
+
+  get running(): boolean {
+    return this.#stop !== undefined;
+  }
+
+  /** Starts one loop per planned poll; each first runs at its offset. */
+  start(): void {
+    if (this.#stop !== undefined) return;
+    const stop = new AbortController();
+    // Every loop sleeps on this one signal, plus one listener per request in flight.
+    setMaxListeners(2 * this.#loops.size + 10, stop.signal);
+    this.#stop = stop;
+    const startAt = this.#clock.now();
+    this.#usage = new BudgetUsage(startAt);
+    this.#running = [...this.#loops.values()].map((l) => l.loop(stop.signal, startAt));
+  }
+
+  /** Aborts every loop and request in flight and waits until all have ended. */
+  async stop(): Promise<void> {
+    const stop = this.#stop;
+    if (stop === undefined) return;
+    stop.abort(new MakerdError('MARKET_FEED_STOPPED', 'market feed stopped'));
+    await Promise.all(this.#running);
+    this.#running = [];
+    this.#stop = undefined;
+  }
+
+  onUpdate(listener: UpdateListener): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+
+  onFill(listener: FillListener): () => void {
+    this.#fillListeners.add(listener);
+    return () => this.#fillListeners.delete(listener);
+  }
+
+  /**
+   * Fires when a SystemStatus answer changes the exchange's mode or its reason. The halt flag is
+   * not watched here: its owner (the supervisor) announces it.
+   */
+  onModeChange(listener: ModeListener): () => void {
+    this.#modeListeners.add(listener);
+    return () => this.#modeListeners.delete(listener);
+  }
+
+  status(): PollStatus[] {
+    return [...this.#loops.values()].map((l) => l.status());
+  }
+
+  /** A fresh, deep-frozen snapshot of one pair at the clock's now. */
+  snapshot(pairId: string): MarketSnapshot {
+    const pair = this.#requirePair(pairId);
+    const seq = (this.#seq.get(pair.id) ?? 0) + 1;
+    this.#seq.set(pair.id, seq);
+    const nowMs = this.#clock.now();
+    const statusEnabled = this.#loops.has('systemStatus');
+    const mode = decideMode({
+      halt: this.#halt?.(),
+      statusEnabled,
+      status: this.#systemStatus?.value,
+    });
+    return buildSnapshot({
+      pair,
+      seq,
+      nowMs,
+      instance: this.#instance,
+      depth: this.#depth.get(pair.id)?.value,
+      grouped: this.#grouped.get(pair.id)?.value,
+      level3: this.#level3.get(pair.id)?.value,
+      trades: this.#trades.get(pair.id)?.value ?? [],
+      tradesKept: this.#config.trades_kept,
+      openOrders: this.#openOrders?.value,
+      balances: this.#balances?.value,
+      mode: mode.mode,
+      modeReason: mode.reason,
+      sources: this.#sourceInputs(pair.id),
+    });
+  }
+
+  /** Whether any enabled source of the pair is stale now (what snapshot().stale would say). */
+  snapshotStale(pairId: string): boolean {
+    const inputs = this.#sourceInputs(this.#requirePair(pairId).id);
+    const nowMs = this.#clock.now();
+    return DATA_SOURCES.some((s) => {
+      const i = inputs[s];
+      if (!i.enabled) return false;
+      const age = i.receivedAtMs === undefined ? Infinity : nowMs - i.receivedAtMs;
+      return i.lastError !== undefined || age > i.staleAfterMs;
+    });
+  }
+
+  #requirePair(pairId: string): PairInfo {
+    const pair = this.#pairsById.get(pairId);
+    if (pair === undefined) {
+      throw new InvalidInputError(
+        'pair',
+        `${JSON.stringify(pairId)} is not fed; fed pairs: ${[...this.#pairsById.keys()].join(', ')}`,
+      );
+    }
+    return pair;
+  }
+
+  #loopFor(source: PollSource, pairId: string | undefined): PollLoop | undefined {
+    return this.#loops.get(pairId === undefined ? source : `${source}:${pairId}`);
+  }
+
+  #sourceInputs(pairId: string): Record<DataSource, SourceInput> {
+    const received: Record<DataSource, number | undefined> = {
+      depth: this.#depth.get(pairId)?.atMs,
+      groupedBook: this.#grouped.get(pairId)?.atMs,
+      level3: this.#level3.get(pairId)?.atMs,
+      trades: this.#trades.get(pairId)?.atMs,
+      openOrders: this.#openOrders?.atMs,
+      balance: this.#balances?.atMs,
+    };
+    const out = {} as Record<DataSource, SourceInput>;
+    for (const source of DATA_SOURCES) {
+      const keyWide = source === 'openOrders' || source === 'balance';
+      const loop = this.#loopFor(source, keyWide ? undefined : pairId);
+      out[source] = {
+        enabled: loop !== undefined,
+        receivedAtMs: received[source],
+        lastError: loop?.lastError,
+        staleAfterMs: this.#config.stale_after_intervals * (loop?.poll.intervalMs ?? Infinity),
+      };
+    }
+    return out;
+  }
+
+  #dataAges(): { endpoint: string; pair: string; ageSeconds: number }[] {
+    const nowMs = this.#clock.now();
+    return this.plan.polls.map((p) => {
+      const at = this.#receivedAt(p);
+      return {
+        endpoint: ENDPOINT_OF[p.source],
+        pair: p.pair ?? ALL_PAIRS,
+        ageSeconds: at === undefined ? Infinity : (nowMs - at) / 1000,
+      };
+    });
+  }
+
+  #receivedAt(p: PlannedPoll): number | undefined {
+    const pair = p.pair ?? '';
+    switch (p.source) {
+      case 'depth':
+        return this.#depth.get(pair)?.atMs;
+      case 'groupedBook':
+        return this.#grouped.get(pair)?.atMs;
+      case 'level3':
+        return this.#level3.get(pair)?.atMs;
+      case 'trades':
+        return this.#trades.get(pair)?.atMs;
+      case 'openOrders':
+        return this.#openOrders?.atMs;
+      case 'balance':
+        return this.#balances?.atMs;
+      case 'systemStatus':
+        return this.#systemStatus?.atMs;
+    }
+  }
+
+  // ---- the polls ------------------------------------------------------------------------------
+
+  #runFor(poll: PlannedPoll): PollRun {
+    const c = this.#client;
+    const cfg = this.#config;
+    const pairId = poll.pair ?? '';
+    switch (poll.source) {
+      case 'depth':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'Depth', signal, (o) =>
+            c.depth({ pair: pairId, count: cfg.depth_levels }, o),
+          );
+          // Keyed by pair id; a venue that keys by another name still answers for one pair.
+          const book = result[pairId] ?? Object.values(result)[0];
+          if (book === undefined) throw new MakerdError('MARKET_EMPTY_ANSWER', 'Depth: no book');
+          this.#depth.set(pairId, this.#stamp(book));
+          this.#emit([pairId], 'depth');
+          return 1;
+        };
+      case 'groupedBook':
+        return async (signal) => {
+          const g = cfg.polls.grouped_book;
+          const { result } = await this.#call(poll, 'GroupedBook', signal, (o) =>
+            c.groupedBook({ pair: pairId, depth: g.depth, grouping: g.grouping }, o),
+          );
+          this.#grouped.set(pairId, this.#stamp(result));
+          this.#emit([pairId], 'groupedBook');
+          return 1;
+        };
+      case 'trades':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'Trades', signal, (o) =>
+            c.trades({ pair: pairId, count: cfg.polls.trades.count }, o),
+          );
+          const rows = result.pairs[pairId] ?? Object.values(result.pairs)[0] ?? [];
+          const merged = mergeTrades(this.#trades.get(pairId)?.value ?? [], rows, cfg.trades_kept);
+          this.#trades.set(pairId, this.#stamp(merged));
+          this.#emit([pairId], 'trades');
+          return 1;
+        };
+      case 'level3':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'Level3', signal, (o) =>
+            c.level3({ pair: pairId, depth: cfg.polls.level3.depth }, o),
+          );
+          this.#level3.set(pairId, this.#stamp(result));
+          this.#emit([pairId], 'level3');
+          return 1;
+        };
+      case 'balance':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'BalanceEx', signal, (o) => c.balanceEx({}, o));
+          this.#balances = this.#stamp(result);
+          this.#emit(this.#allPairIds(), 'balance');
+          return 1;
+        };
+      case 'systemStatus':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'SystemStatus', signal, (o) =>
+            c.systemStatus(o),
+          );
+          const before = this.#exchangeMode();
+          this.#systemStatus = this.#stamp(result);
+          const after = this.#exchangeMode();
+          if (after.mode !== before.mode || after.reason !== before.reason) {
+            this.#emitMode(after);
+          }
+          return 1;
+        };
+      case 'openOrders':
+        return (signal) => this.#pollOpenOrders(poll, signal);
+    }
+  }
+
+  async #pollOpenOrders(poll: PlannedPoll, signal: AbortSignal): Promise<number> {
+    const { result } = await this.#call(poll, 'OpenOrders', signal, (o) =>
+      this.#client.openOrders({}, o),
+    );
+    this.#openOrders = this.#stamp(result.open);
+    this.#emitFills(this.#fills.observeOpen(result.open, this.#clock.now()));
+    this.#emit(this.#allPairIds(), 'openOrders');
+    const asked = this.#fills.pendingQueries();
+    if (asked.length === 0) return 1;
+    try {
+      const { result: orders } = await this.#call(poll, 'QueryOrders', signal, (o) =>
+        this.#client.queryOrders({ txid: asked }, o),
+      );
+      this.#emitFills(this.#fills.observeQueried(asked, orders, this.#clock.now()));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const code = err instanceof MakerdError ? err.code : 'UNEXPECTED';
+      // A refusal that retrying cannot change (an id the venue no longer knows) would block
+      // every later query: give those ids up. Anything else is retried after the next poll.
+      const permanent = err instanceof MakerdError && !err.retryable && outcomeOf(err) === 'error';
+      if (permanent) this.#fills.forget(asked);
+      this.#log.warn(
+        { poll: poll.id, code, txids: asked.length, dropped: permanent },
+        `QueryOrders for vanished orders failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    return 2;
+  }
+
+  /**
+   * One exchange call with the poll's deadline. Private calls may wait for REST budget at most one
+   * interval: a poll that cannot get budget by then is skipped rather than queued behind itself.
+   */
+  async #call<T>(
+    poll: PlannedPoll,
+    endpoint: string,
+    signal: AbortSignal,
+    fn: (options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const isPrivate = poll.scope === 'private';
+    const budgetWaitMs = isPrivate ? poll.intervalMs : 0;
+    const timeoutMs = this.#config.request_timeout_ms + budgetWaitMs;
+    const started = this.#clock.now();
+    const pairLabel = endpoint === 'QueryOrders' ? ALL_PAIRS : (poll.pair ?? ALL_PAIRS);
+    try {
+      const value = await withDeadline(this.#clock, signal, timeoutMs, endpoint, (s) =>
+        fn(isPrivate ? { signal: s, maxBudgetWaitMs: budgetWaitMs } : { signal: s }),
+      );
+      this.#spent(poll.scope, poll.cost);
+      this.#metrics?.observePoll(endpoint, pairLabel, 'ok', this.#secondsSince(started));
+      return value;
+    } catch (err) {
+      if (!signal.aborted) {
+        const outcome = outcomeOf(err);
+        // Nothing was sent when the budget could not be had in time.
+        if (outcome !== 'skipped') this.#spent(poll.scope, poll.cost);
+        this.#metrics?.observePoll(endpoint, pairLabel, outcome, this.#secondsSince(started));
+      }
+      throw err;
+    }
+  }
+
+  #spent(scope: PollScope, points: number): void {
+    this.#usage.record(scope, points, this.#clock.now());
+  }
+
+  #secondsSince(startedMs: number): number {
+    return Math.max(0, this.#clock.now() - startedMs) / 1000;
+  }
+
+  #stamp<T>(value: T): Received<T> {
+    return { value, atMs: this.#clock.now() };
+  }
+
+  #allPairIds(): string[] {
+    return this.pairs.map((p) => p.id);
+  }
+
+  #exchangeMode(): ModeDecision {
+    return decideMode({ halt: undefined, statusEnabled: true, status: this.#systemStatus?.value });
+  }
+
+  #emitMode(change: ModeDecision): void {
+    this.#log.info({ mode: change.mode, reason: change.reason }, `exchange mode ${change.mode}`);
+    for (const listener of [...this.#modeListeners]) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.#listenerFailed('mode', err);
+      }
+    }
+  }
+
+  #emit(pairIds: readonly string[], source: DataSource): void {
+    for (const pairId of pairIds) {
+      for (const listener of [...this.#updateListeners]) {
+        try {
+          listener(pairId, source);
+        } catch (err) {
+          this.#listenerFailed('update', err);
+        }
+      }
+    }
+  }
+
+  #emitFills(fills: readonly MarketFill[]): void {
+    for (const fill of fills) {
+      this.#log.info(
+        { pair: fill.pair, txid: fill.txid, side: fill.side, volume: fill.volume.toFixed() },
+        'fill seen',
+      );
+      for (const listener of [...this.#fillListeners]) {
+        try {
+          listener(fill);
+        } catch (err) {
+          this.#listenerFailed('fill', err);
+        }
+      }
+    }
+  }
+
+  /** A listener's bug must not stop the polls that every other part depends on. */
+  #listenerFailed(kind: string, err: unknown): void {
+    this.#log.error(
+      { listener: kind, err: err instanceof Error ? err.message : String(err) },
+      `${kind} listener threw`,
+    );
+  }
+}
+
+/** Trades rows merged by trade id, oldest first, the newest `kept` retained. */
+export function mergeTrades(
+  kept: readonly TradeRow[],
+  fresh: readonly TradeRow[],
+  max: number,
+): TradeRow[] {
+  const ids = new Set(kept.map((r) => r[6]));
+  const merged = [...kept, ...fresh.filter((r) => !ids.has(r[6]))];
+  merged.sort((a, b) => a[2] - b[2] || a[6] - b[6]);
+  return merged.slice(Math.max(0, merged.length - max));
+}
+
+function checkPlan(plan: BudgetPlan, pairs: ReadonlyMap<string, PairInfo>): void {
+  for (const required of ['openOrders', 'balance']) {
+    if (!plan.polls.some((p) => p.id === required)) {
+      throw new InvalidInputError('plan.polls', `must include the ${required} poll`);
+    }
+  }
+  for (const [i, p] of plan.polls.entries()) {
+    const keyWide =
+      p.source === 'openOrders' || p.source === 'balance' || p.source === 'systemStatus';
+    const expectedId = keyWide ? p.source : `${p.source}:${p.pair ?? ''}`;
+    if (p.id !== expectedId || (!keyWide && !pairs.has(p.pair ?? ''))) {
+      throw new InvalidInputError(
+        `plan.polls.${i}`,
+        `poll ${JSON.stringify(p.id)} does not match a fed pair (expected ids like ${expectedId})`,
+      );
+    }
+  }
+}

@@ -1,0 +1,230 @@
+import {
+  DATA_SOURCES,
+  dec,
+  decodeUserref,
+  Decimal,
+  type AssetBalance,
+  type BookView,
+  type DataSource,
+  type GroupedBookView,
+  type Inventory,
+  type Level3Order,
+  type Level3View,
+  type MarketSnapshot,
+  type OwnOrder,
+  type PairInfo,
+  type PriceLevel,
+  type PublicTrade,
+  type SourceStatus,
+  type TradingMode,
+} from '../core/index.js';
+import type { DepthBook, endpoints, Level3Entry, Level3Result, Order } from '../exchange/index.js';
+import { deepFreeze } from './freeze.js';
+
+/**
+ * Pure functions from the latest raw answers to one immutable MarketSnapshot. Nothing here does
+ * I/O or reads a clock, so every figure a strategy sees can be reproduced from recorded answers.
+ */
+
+export type GroupedBookResult = endpoints.GroupedBookResult;
+export type TradeRow = endpoints.TradeRow;
+export type BalanceExEntry = endpoints.BalanceExEntry;
+
+/** What the feed knows about one source when a snapshot is taken. */
+export interface SourceInput {
+  readonly enabled: boolean;
+  readonly receivedAtMs: number | undefined;
+  /** The last poll's error; undefined after a success. */
+  readonly lastError: string | undefined;
+  /** Older data than this is stale (stale_after_intervals x the planned interval). */
+  readonly staleAfterMs: number;
+}
+
+export interface SnapshotInput {
+  readonly pair: PairInfo;
+  readonly seq: number;
+  readonly nowMs: number;
+  /** This bot's instance: only its userrefs are decoded into slots. */
+  readonly instance: number;
+  readonly depth: DepthBook | undefined;
+  readonly grouped: GroupedBookResult | undefined;
+  readonly level3: Level3Result | undefined;
+  /** Oldest first. */
+  readonly trades: readonly TradeRow[];
+  readonly tradesKept: number;
+  /** OpenOrders `open` map of the whole key. */
+  readonly openOrders: Readonly<Record<string, Order>> | undefined;
+  readonly balances: Readonly<Record<string, BalanceExEntry>> | undefined;
+  readonly mode: TradingMode;
+  readonly modeReason: string | undefined;
+  readonly sources: Readonly<Record<DataSource, SourceInput>>;
+}
+
+export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
+  const book = bookView(input.depth);
+  const bestBid = book.bids[0];
+  const bestAsk = book.asks[0];
+  const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
+  const own = ownOrders(input.openOrders, input.pair, input.instance);
+  const sources = sourceStatuses(input.sources, input.nowMs);
+  const staleSources = DATA_SOURCES.filter((s) => sources[s].stale);
+  return deepFreeze({
+    pair: input.pair,
+    seq: input.seq,
+    takenAtMs: input.nowMs,
+    book,
+    grouped: input.grouped === undefined ? undefined : groupedView(input.grouped),
+    level3:
+      input.level3 === undefined
+        ? undefined
+        : level3View(input.level3, new Set(own.map((o) => o.txid))),
+    bestBid: bestBid?.price,
+    bestAsk: bestAsk?.price,
+    mid,
+    microprice: bestBid && bestAsk ? microprice(bestBid, bestAsk) : undefined,
+    spread: bestBid && bestAsk ? bestAsk.price.minus(bestBid.price) : undefined,
+    trades: publicTrades(input.trades, input.tradesKept),
+    openOrders: own,
+    inventory: inventory(input.balances, input.pair, mid),
+    mode: input.mode,
+    modeReason: input.modeReason,
+    sources,
+    stale: staleSources.length > 0,
+    staleSources,
+  });
+}
+
+export function bookView(depth: DepthBook | undefined): BookView {
+  if (depth === undefined) return { bids: [], asks: [] };
+  const level = (l: { price: string; volume: string }): PriceLevel => ({
+    price: dec(l.price),
+    volume: dec(l.volume),
+  });
+  return { bids: depth.bids.map(level), asks: depth.asks.map(level) };
+}
+
+/** Top-of-book price weighted by the opposite side's size: leans towards the thinner side. */
+export function microprice(bid: PriceLevel, ask: PriceLevel): Decimal | undefined {
+  const volume = bid.volume.plus(ask.volume);
+  if (volume.isZero()) return undefined;
+  return bid.price.times(ask.volume).plus(ask.price.times(bid.volume)).div(volume);
+}
+
+export function groupedView(result: GroupedBookResult): GroupedBookView {
+  const level = (l: { price: string; qty: string }): PriceLevel => ({
+    price: dec(l.price),
+    volume: dec(l.qty),
+  });
+  return { grouping: result.grouping, bids: result.bids.map(level), asks: result.asks.map(level) };
+}
+
+export function level3View(result: Level3Result, ownTxids: ReadonlySet<string>): Level3View {
+  const order = (e: Level3Entry): Level3Order => ({
+    price: dec(e.price),
+    volume: dec(e.qty),
+    orderId: e.order_id,
+    timestampNs: e.timestamp,
+    own: ownTxids.has(e.order_id),
+  });
+  return { bids: result.bids.map(order), asks: result.asks.map(order) };
+}
+
+/** Trades rows: [price, volume, time (s, fractional), 'b'|'s', 'm'|'l', misc, trade_id]. */
+export function publicTrades(rows: readonly TradeRow[], kept: number): PublicTrade[] {
+  return rows.slice(Math.max(0, rows.length - kept)).map((r) => ({
+    price: dec(r[0]),
+    volume: dec(r[1]),
+    timeMs: Math.round(r[2] * 1000),
+    side: r[3] === 's' ? 'sell' : 'buy',
+    orderType: r[4] === 'm' ? 'market' : 'limit',
+    tradeId: r[6],
+  }));
+}
+
+/** Whether an OpenOrders `descr.pair` (the venue shows the altname) names this pair. */
+export function orderInPair(order: Order, pair: PairInfo): boolean {
+  const name = order.descr.pair;
+  return name === pair.altname || name === pair.id;
+}
+
+export function ownOrders(
+  open: Readonly<Record<string, Order>> | undefined,
+  pair: PairInfo,
+  instance: number,
+): OwnOrder[] {
+  if (open === undefined) return [];
+  const out: OwnOrder[] = [];
+  for (const [txid, o] of Object.entries(open)) {
+    if (!orderInPair(o, pair)) continue;
+    const decoded = decodeUserref(o.userref);
+    const mine = decoded !== undefined && decoded.instance === instance;
+    out.push({
+      txid,
+      userref: o.userref,
+      slot: mine ? decoded.slot : undefined,
+      generation: mine ? decoded.generation : undefined,
+      side: o.descr.type === 'sell' ? 'sell' : 'buy',
+      orderType: o.descr.ordertype,
+      price: dec(o.descr.price),
+      volume: dec(o.vol),
+      volumeExecuted: dec(o.vol_exec),
+      openedAtMs: Math.round(o.opentm * 1000),
+      postOnly: o.oflags.split(',').includes('post'),
+    });
+  }
+  // Oldest first, so the order is stable from one snapshot to the next.
+  return out.sort((a, b) => a.openedAtMs - b.openedAtMs || (a.txid < b.txid ? -1 : 1));
+}
+
+const ZERO = new Decimal(0);
+
+/** The spec: available = balance + credit - credit_used - hold_trade. */
+export function assetBalance(entry: BalanceExEntry | undefined): AssetBalance {
+  if (entry === undefined) return { total: ZERO, available: ZERO };
+  const total = dec(entry.balance);
+  const available = total
+    .plus(dec(entry.credit ?? '0'))
+    .minus(dec(entry.credit_used ?? '0'))
+    .minus(dec(entry.hold_trade));
+  return { total, available };
+}
+
+export function inventory(
+  balances: Readonly<Record<string, BalanceExEntry>> | undefined,
+  pair: PairInfo,
+  mid: Decimal | undefined,
+): Inventory {
+  const base = assetBalance(balances?.[pair.base]);
+  const quote = assetBalance(balances?.[pair.quote]);
+  if (mid === undefined) return { base, quote, valueInQuote: undefined, baseShare: undefined };
+  const baseValue = base.total.times(mid);
+  const valueInQuote = baseValue.plus(quote.total);
+  return {
+    base,
+    quote,
+    valueInQuote,
+    baseShare: valueInQuote.isZero() ? undefined : baseValue.div(valueInQuote),
+  };
+}
+
+export function sourceStatus(input: SourceInput, nowMs: number): SourceStatus {
+  if (!input.enabled) {
+    return { receivedAtMs: undefined, ageMs: Infinity, stale: false, lastError: undefined };
+  }
+  const ageMs = input.receivedAtMs === undefined ? Infinity : nowMs - input.receivedAtMs;
+  return {
+    receivedAtMs: input.receivedAtMs,
+    ageMs,
+    stale: input.lastError !== undefined || ageMs > input.staleAfterMs,
+    lastError: input.lastError,
+  };
+}
+
+export function sourceStatuses(
+  inputs: Readonly<Record<DataSource, SourceInput>>,
+  nowMs: number,
+): Record<DataSource, SourceStatus> {
+  const out = {} as Record<DataSource, SourceStatus>;
+  for (const s of DATA_SOURCES) out[s] = sourceStatus(inputs[s], nowMs);
+  return out;
+}

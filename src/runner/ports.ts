@@ -1,0 +1,40 @@
+import type { OrderIntent } from '../core/intent.js';
+import type { MarketSnapshot } from '../core/market.js';
+import type { FillEvent } from './strategy-api.js';
+
+/**
+ * What the runner needs from its neighbours, as interfaces: the market feed (src/market) and the
+ * intent bus (src/bus) satisfy them, and tests can drive the runner without either.
+ */
+export interface SnapshotSource {
+  snapshot(pairId: string): MarketSnapshot;
+  /** Fires when new data for the pair arrived. */
+  onUpdate(listener: (pairId: string) => void): () => void;
+  onFill(listener: (fill: FillEvent) => void): () => void;
+}
+
+export type UnpublishedIntent = Omit<OrderIntent, 'generation'>;
+
+export interface PublishOutcome {
+  readonly published: readonly OrderIntent[];
+  readonly coalesced: number;
+}
+
+export interface IntentSink {
+  publish(intents: readonly UnpublishedIntent[]): Promise<PublishOutcome>;
+}
+
+/** The slice of a pino logger the runner uses; a pino child logger satisfies it. */
+export interface RunnerLog {
+  info(fields: Record<string, unknown>, msg: string): void;
+  warn(fields: Record<string, unknown>, msg: string): void;
+  error(fields: Record<string, unknown>, msg: string): void;
+  child(bindings: Record<string, unknown>): RunnerLog;
+}
+
+export const silentRunnerLog: RunnerLog = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => silentRunnerLog,
+};

@@ -1,0 +1,313 @@
+import { systemClock, type Clock } from '../core/clock.js';
+import type { OrderIntent } from '../core/intent.js';
+import type { MarketSnapshot, OwnOrder, PairInfo } from '../core/market.js';
+import type { RunnerConfig } from './config.js';
+import type { RunnerMetrics } from './metrics.js';
+import { applyMode, pullAll } from './mode-filter.js';
+import {
+  silentRunnerLog,
+  type IntentSink,
+  type RunnerLog,
+  type SnapshotSource,
+  type UnpublishedIntent,
+} from './ports.js';
+import { diffQuotes, type IntentDraft } from './quote-diff.js';
+import { roundQuotes } from './quote-rounding.js';
+import type { FillEvent, StrategyContext, StrategyPlugin } from './strategy-api.js';
+
+/** One pair's strategy, loaded and initialised (see strategy-loader.ts). */
+export interface PairStrategy {
+  readonly pair: PairInfo;
+  readonly plugin: StrategyPlugin;
+  readonly context: StrategyContext<unknown>;
+  state: unknown;
+}
+
+export type TickOutcome = 'quoted' | 'stale' | 'idle' | 'error';
+
+export interface TickReport {
+  readonly pair: string;
+  readonly outcome: TickOutcome;
+  readonly snapshotSeq: number;
+  readonly intents: readonly OrderIntent[];
+  readonly coalesced: number;
+  /** Drafts the trading mode forbade. */
+  readonly suppressedByMode: number;
+  /** Drafts identical to one published less than republish_after_ms ago. */
+  readonly unchanged: number;
+}
+
+export interface RunnerOptions {
+  readonly feed: SnapshotSource;
+  readonly sink: IntentSink;
+  readonly strategies: readonly PairStrategy[];
+  readonly config: RunnerConfig;
+  /** The bot instance whose userrefs mark our orders (1..127). */
+  readonly instance: number;
+  readonly clock?: Clock;
+  readonly metrics?: RunnerMetrics;
+  readonly log?: RunnerLog;
+}
+
+interface PairLoop {
+  readonly strategy: PairStrategy;
+  readonly log: RunnerLog;
+  running: Promise<void> | undefined;
+  dirty: boolean;
+  lastTickAtMs: number;
+  /** What was last published per slot, so an unchanged intent is not repeated every tick. */
+  readonly sent: Map<string, { readonly fingerprint: string; readonly atMs: number }>;
+}
+
+/**
+ * Turns snapshots into intents: on each market update it asks the pair's strategy for quotes,
+ * rounds them, diffs them against our live orders, applies the trading mode and publishes what
+ * changed. It never sends an order itself (DESIGN.md §1: the executor is the only writer).
+ */
+export class Runner {
+  readonly #opts: RunnerOptions;
+  readonly #clock: Clock;
+  readonly #loops = new Map<string, PairLoop>();
+  readonly #reports: ((report: TickReport) => void)[] = [];
+  readonly #abort = new AbortController();
+  #unsubscribe: (() => void)[] = [];
+
+  constructor(options: RunnerOptions) {
+    this.#opts = options;
+    this.#clock = options.clock ?? systemClock;
+    const log = options.log ?? silentRunnerLog;
+    for (const strategy of options.strategies) {
+      this.#loops.set(strategy.pair.id, {
+        strategy,
+        log: log.child({
+          component: 'runner',
+          pair: strategy.pair.altname,
+          strategy: strategy.plugin.name,
+        }),
+        running: undefined,
+        dirty: false,
+        lastTickAtMs: -Infinity,
+        sent: new Map(),
+      });
+    }
+  }
+
+  start(): void {
+    const { feed } = this.#opts;
+    this.#unsubscribe = [
+      feed.onUpdate((pairId) => this.#schedule(pairId)),
+      feed.onFill((fill) => this.#fill(fill)),
+    ];
+  }
+
+  /** Stops reacting to updates and waits for ticks in progress; strategies get their stop hook. */
+  async stop(): Promise<void> {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    this.#abort.abort();
+    await Promise.allSettled([...this.#loops.values()].map((l) => l.running));
+    for (const { strategy, log } of this.#loops.values()) {
+      try {
+        strategy.plugin.stop?.(strategy.context);
+      } catch (err) {
+        log.error({ err }, 'strategy stop hook threw');
+      }
+    }
+  }
+
+  onTick(listener: (report: TickReport) => void): void {
+    this.#reports.push(listener);
+  }
+
+  /** One tick for a pair now, regardless of the update schedule (tests, the first quote). */
+  async tick(pairId: string): Promise<TickReport> {
+    const loop = this.#loop(pairId);
+    loop.lastTickAtMs = this.#clock.now();
+    const snapshot = this.#opts.feed.snapshot(pairId);
+    const report = await this.#tickWith(loop, snapshot);
+    this.#count(loop, report);
+    for (const listener of this.#reports) listener(report);
+    return report;
+  }
+
+  #loop(pairId: string): PairLoop {
+    const loop = this.#loops.get(pairId);
+    if (!loop) throw new Error(`runner has no strategy for pair ${pairId}`);
+    return loop;
+  }
+
+  /** Folds bursts of updates into at most one tick per min_tick_interval_ms per pair. */
+  #schedule(pairId: string): void {
+    const loop = this.#loops.get(pairId);
+    if (!loop || this.#abort.signal.aborted) return;
+    if (loop.running) {
+      loop.dirty = true;
+      return;
+    }
+    loop.running = this.#run(loop, pairId).finally(() => {
+      loop.running = undefined;
+      if (loop.dirty) {
+        loop.dirty = false;
+        this.#schedule(pairId);
+      }
+    });
+  }
+
+  async #run(loop: PairLoop, pairId: string): Promise<void> {
+    const wait = loop.lastTickAtMs + this.#opts.config.min_tick_interval_ms - this.#clock.now();
+    try {
+      if (wait > 0) await this.#clock.sleep(wait, this.#abort.signal);
+      await this.tick(pairId);
+    } catch (err) {
+      if (this.#abort.signal.aborted) return;
+      loop.log.error({ err }, 'runner tick failed');
+    }
+  }
+
+  async #tickWith(loop: PairLoop, snapshot: MarketSnapshot): Promise<TickReport> {
+    const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq };
+    if (snapshot.mode === 'halted' || snapshot.mode === 'maintenance') {
+      return {
+        ...base,
+        outcome: 'idle',
+        intents: [],
+        coalesced: 0,
+        suppressedByMode: 0,
+        unchanged: 0,
+      };
+    }
+    const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
+    let outcome: TickOutcome;
+    let drafts: IntentDraft[];
+    if (snapshot.stale) {
+      outcome = 'stale';
+      drafts = pullAll(live, 'pulled:stale');
+    } else {
+      const quoted = this.#quote(loop, snapshot, live);
+      outcome = quoted.outcome;
+      drafts = quoted.drafts;
+    }
+    const moded = applyMode(drafts, snapshot.mode);
+    const fresh = this.#unsent(loop, moded.kept);
+    const counts = {
+      suppressedByMode: moded.suppressed,
+      unchanged: moded.kept.length - fresh.length,
+    };
+    if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
+    const result = await this.#opts.sink.publish(fresh.map((d) => this.#intent(d, snapshot)));
+    return { ...base, ...counts, outcome, intents: result.published, coalesced: result.coalesced };
+  }
+
+  #quote(
+    loop: PairLoop,
+    snapshot: MarketSnapshot,
+    live: readonly OwnOrder[],
+  ): { outcome: TickOutcome; drafts: IntentDraft[] } {
+    const { strategy } = loop;
+    const { config, metrics } = this.#opts;
+    const labels = { strategy: strategy.plugin.name, pair: strategy.pair.altname };
+    const started = process.hrtime.bigint();
+    let result;
+    try {
+      result = strategy.plugin.quote(snapshot, strategy.state, strategy.context);
+    } catch (err) {
+      metrics?.strategyErrors.inc(labels);
+      loop.log.error({ err }, 'strategy quote() threw; pulling its quotes');
+      return { outcome: 'error', drafts: pullAll(live, 'pulled:strategy-error') };
+    } finally {
+      metrics?.computeSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    if (result.state !== undefined) strategy.state = result.state;
+    const rounded = roundQuotes(result.quotes, strategy.pair);
+    for (const { reason } of rounded.dropped) {
+      metrics?.droppedQuotes.inc({ pair: strategy.pair.altname, reason });
+    }
+    const drafts = diffQuotes({
+      desired: rounded.accepted,
+      live,
+      nowMs: snapshot.takenAtMs,
+      defaults: {
+        priceBps: config.price_tolerance_bps,
+        volumeFraction: config.volume_tolerance,
+        maxAgeMs: config.max_order_age_ms,
+      },
+    });
+    return { outcome: 'quoted', drafts };
+  }
+
+  /** Drops drafts identical to one published for the slot less than republish_after_ms ago. */
+  #unsent(loop: PairLoop, drafts: readonly IntentDraft[]): IntentDraft[] {
+    const now = this.#clock.now();
+    const out: IntentDraft[] = [];
+    for (const draft of drafts) {
+      const fingerprint = fingerprintOf(draft);
+      const key = `${draft.slot}|${draft.target?.txid ?? ''}`;
+      const last = loop.sent.get(key);
+      if (
+        last &&
+        last.fingerprint === fingerprint &&
+        now - last.atMs < this.#opts.config.republish_after_ms
+      ) {
+        continue;
+      }
+      loop.sent.set(key, { fingerprint, atMs: now });
+      out.push(draft);
+    }
+    if (loop.sent.size > 1_000)
+      pruneOlderThan(loop.sent, now - this.#opts.config.republish_after_ms);
+    return out;
+  }
+
+  #intent(draft: IntentDraft, snapshot: MarketSnapshot): UnpublishedIntent {
+    const now = this.#clock.now();
+    return {
+      ...draft,
+      instance: this.#opts.instance,
+      pair: snapshot.pair.id,
+      createdAtMs: now,
+      deadlineMs: now + this.#opts.config.intent_ttl_ms,
+      snapshotSeq: snapshot.seq,
+      snapshotAtMs: snapshot.takenAtMs,
+    };
+  }
+
+  #count(loop: PairLoop, report: TickReport): void {
+    const metrics = this.#opts.metrics;
+    if (!metrics) return;
+    const pair = loop.strategy.pair.altname;
+    metrics.ticks.inc({ pair, outcome: report.outcome });
+    for (const intent of report.intents) metrics.intents.inc({ pair, action: intent.action });
+    if (report.coalesced > 0) metrics.coalesced.inc({ pair }, report.coalesced);
+    if (report.suppressedByMode > 0) {
+      metrics.suppressed.inc({ pair, reason: 'mode' }, report.suppressedByMode);
+    }
+    if (report.unchanged > 0)
+      metrics.suppressed.inc({ pair, reason: 'unchanged' }, report.unchanged);
+  }
+
+  #fill(fill: FillEvent): void {
+    const loop = this.#loops.get(fill.pair);
+    const hook = loop?.strategy.plugin.fill;
+    if (!loop || !hook) return;
+    try {
+      const next = hook(fill, loop.strategy.state, loop.strategy.context);
+      if (next !== undefined) loop.strategy.state = next;
+    } catch (err) {
+      this.#opts.metrics?.strategyErrors.inc({
+        strategy: loop.strategy.plugin.name,
+        pair: loop.strategy.pair.altname,
+      });
+      loop.log.error({ err, txid: fill.txid }, 'strategy fill() threw; state kept');
+    }
+    this.#schedule(fill.pair);
+  }
+}
+
+function fingerprintOf(d: IntentDraft): string {
+  const o = d.desired;
+  return `${d.action}|${o ? `${o.side}|${o.price}|${o.volume}|${o.postOnly}` : ''}`;
+}
+
+function pruneOlderThan(map: Map<string, { readonly atMs: number }>, cutoffMs: number): void {
+  for (const [key, value] of map) if (value.atMs < cutoffMs) map.delete(key);
+}

@@ -1,0 +1,275 @@
+/**
+ * `avellaneda-stoikov`: the inventory-aware quotes of Avellaneda & Stoikov, "High-frequency trading
+ * in a limit order book" (Quantitative Finance, 2008), in the infinite-horizon form used by most
+ * market makers: the time left to the horizon is a constant τ = horizon_s instead of T - t.
+ *
+ *   r = s - q * γ * σ² * τ                           reservation price          [quote]
+ *   δ = γ * σ² * τ + (2 / γ) * ln(1 + γ / k)         total optimal spread       [quote]
+ *   δ = max(δ, s * min_spread_bps / 10 000)          floor
+ *   bid_n = r - δ/2 - s * n * level_spacing_bps / 10 000
+ *   ask_n = r + δ/2 + s * n * level_spacing_bps / 10 000
+ *
+ * Units:
+ *   s  mid price, in quote currency per base unit                              [quote]
+ *   q  inventory deviation in order sizes: (base.total - target_base) / order_size  [1]
+ *   γ  risk_aversion                                                           [1/quote]
+ *   σ  volatility of the mid in absolute price terms: σ = σ_rel * s             [quote/√s]
+ *   τ  horizon_s                                                               [s]
+ *   k  order_book_liquidity, the decay of fill intensity with distance from s   [1/quote]
+ *
+ * σ_rel is estimated from the snapshots: for consecutive snapshots with a mid and a fresh depth
+ * source, x = ln(s_t / s_{t-1})² / dt is one sample of the variance per second (dt in seconds from
+ * takenAtMs; snapshots with dt <= 0 are ignored). The samples are averaged by a time-decayed,
+ * bias-corrected EWMA: with w = 2^(-dt / volatility_half_life_s),
+ *   sum = w * sum + (1 - w) * x,  weight = w * weight + (1 - w),  σ_rel² = sum / weight.
+ * Until min_samples samples have been seen, σ_rel = initial_volatility. Using σ = σ_rel * s makes
+ * σ²τ a price² quantity, so r and δ come out in quote currency; γ and k are therefore in 1/quote
+ * and must be chosen for the price scale of the pair (k = 1.5, γ = 0.1 give a base spread of about
+ * 1.29 quote units). The state holds only strings and numbers so that it survives JSON.
+ *
+ * With post_only, bids are capped at bestAsk - tick and asks floored at bestBid + tick. When
+ * |base.total - target_base| >= max_inventory the side that would grow the deviation is not quoted.
+ */
+import {
+  dec,
+  defineStrategy,
+  Type,
+  type Decimal,
+  type DesiredQuote,
+  type MarketSnapshot,
+  type Side,
+} from '../src/runner/strategy-api.js';
+
+const BPS = dec('0.0001');
+const LN2 = dec(2).ln();
+
+const DECIMAL = '^[+-]?(?:\\d+\\.?\\d*|\\.\\d+)$';
+const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:\\d+\\.?\\d*|\\.\\d+)$';
+
+const options = Type.Object(
+  {
+    risk_aversion: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000,
+      default: 0.1,
+      description: 'γ, in 1/quote: how strongly inventory moves the reservation price.',
+    }),
+    order_book_liquidity: Type.Number({
+      exclusiveMinimum: 0,
+      default: 1.5,
+      description:
+        'k, in 1/quote: how fast the chance of a fill decays with distance from the mid (larger k, tighter spread).',
+    }),
+    horizon_s: Type.Number({
+      minimum: 0,
+      default: 60,
+      description: 'τ, in seconds: the constant horizon of the infinite-horizon variant.',
+    }),
+    order_size: Type.String({
+      pattern: POSITIVE_DECIMAL,
+      default: '0.01',
+      description: 'Volume of every quote in base units; also the unit of the inventory q.',
+    }),
+    target_base: Type.String({
+      pattern: DECIMAL,
+      default: '0',
+      description: 'Base-asset holding (base units) at which the inventory q is zero.',
+    }),
+    max_inventory: Type.String({
+      pattern: POSITIVE_DECIMAL,
+      default: '0.1',
+      description:
+        'Base units: when |base.total - target_base| reaches this, the side that would grow the deviation is not quoted.',
+    }),
+    volatility_half_life_s: Type.Number({
+      exclusiveMinimum: 0,
+      default: 60,
+      description: 'Half-life, in seconds of elapsed time, of the EWMA of squared log returns.',
+    }),
+    initial_volatility: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.0005,
+      description:
+        'Relative volatility of the mid per √second used until min_samples returns are seen.',
+    }),
+    min_samples: Type.Integer({
+      minimum: 0,
+      maximum: 100_000,
+      default: 10,
+      description:
+        'Returns to observe before the estimated volatility replaces initial_volatility.',
+    }),
+    min_spread_bps: Type.Number({
+      minimum: 0,
+      maximum: 10_000,
+      default: 5,
+      description: 'Floor on the total spread δ, in basis points of the mid.',
+    }),
+    levels: Type.Integer({
+      minimum: 1,
+      maximum: 20,
+      default: 1,
+      description: 'Quotes per side; level 0 is the Avellaneda-Stoikov quote.',
+    }),
+    level_spacing_bps: Type.Number({
+      minimum: 0,
+      maximum: 10_000,
+      default: 10,
+      description: 'Extra distance per level on each side, in basis points of the mid.',
+    }),
+    post_only: Type.Boolean({
+      default: true,
+      description: 'Send quotes post-only and keep them one tick inside the opposite best price.',
+    }),
+    refresh_tolerance_bps: Type.Number({
+      minimum: 0,
+      default: 5,
+      description:
+        'A live order within this many bps of its desired price is left alone (tolerance.priceBps).',
+    }),
+    volume_tolerance: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.1,
+      description:
+        'A live order within this fraction of its desired volume is left alone (tolerance.volumeFraction).',
+    }),
+    max_order_age_s: Type.Number({
+      minimum: 0,
+      default: 0,
+      description:
+        'Replace a live order older than this many seconds even if unchanged; 0 defers to the runner setting max_order_age_ms (off by default).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The volatility estimator; decimal strings and plain numbers only, so it survives JSON. */
+export interface AvellanedaStoikovState {
+  /** Mid and time of the last snapshot that fed the estimator. */
+  readonly lastMid: string | undefined;
+  readonly lastAtMs: number | undefined;
+  /** Decayed sum of variance samples and of their weights (bias correction). */
+  readonly varianceSum: string;
+  readonly varianceWeight: string;
+  /** Returns seen so far. */
+  readonly samples: number;
+}
+
+export default defineStrategy({
+  name: 'avellaneda-stoikov',
+  version: '1.0.0',
+  description:
+    'Avellaneda-Stoikov (2008) reservation price and optimal spread, infinite-horizon variant, with an EWMA volatility estimate.',
+  options,
+  init: (): AvellanedaStoikovState => ({
+    lastMid: undefined,
+    lastAtMs: undefined,
+    varianceSum: '0',
+    varianceWeight: '0',
+    samples: 0,
+  }),
+  quote(snapshot, previous, ctx) {
+    const o = ctx.options;
+    const state = observe(previous, snapshot, o.volatility_half_life_s);
+    const s = snapshot.mid;
+    if (s === undefined) return { quotes: [], state };
+
+    const sigmaRel =
+      state.samples >= o.min_samples && dec(state.varianceWeight).gt(0)
+        ? dec(state.varianceSum).div(dec(state.varianceWeight)).sqrt()
+        : dec(o.initial_volatility);
+    const sigma = sigmaRel.times(s);
+    const gamma = dec(o.risk_aversion);
+    const k = dec(o.order_book_liquidity);
+    const inventoryRisk = gamma.times(sigma.pow(2)).times(dec(o.horizon_s));
+
+    const orderSize = dec(o.order_size);
+    const deviation = snapshot.inventory.base.total.minus(dec(o.target_base));
+    const q = deviation.div(orderSize);
+    const reservation = s.minus(q.times(inventoryRisk));
+    const optimal = inventoryRisk.plus(
+      dec(2)
+        .div(gamma)
+        .times(dec(1).plus(gamma.div(k)).ln()),
+    );
+    const floor = s.times(dec(o.min_spread_bps)).times(BPS);
+    const halfSpread = maxOf(optimal, floor).div(2);
+
+    const maxInventory = dec(o.max_inventory);
+    const quoteBids = deviation.lt(maxInventory);
+    const quoteAsks = deviation.gt(maxInventory.neg());
+
+    const common = {
+      postOnly: o.post_only,
+      tolerance: { priceBps: o.refresh_tolerance_bps, volumeFraction: o.volume_tolerance },
+      ...(o.max_order_age_s > 0 ? { maxAgeMs: Math.round(o.max_order_age_s * 1000) } : {}),
+    };
+    const bids: DesiredQuote[] = [];
+    const asks: DesiredQuote[] = [];
+    for (let level = 0; level < o.levels; level++) {
+      const offset = halfSpread.plus(s.times(dec(o.level_spacing_bps)).times(level).times(BPS));
+      if (quoteBids) {
+        const price = clampPostOnly('buy', reservation.minus(offset), snapshot, o.post_only);
+        if (price.gt(0)) bids.push({ side: 'buy', level, price, volume: orderSize, ...common });
+      }
+      if (quoteAsks) {
+        const price = clampPostOnly('sell', reservation.plus(offset), snapshot, o.post_only);
+        if (price.gt(0)) asks.push({ side: 'sell', level, price, volume: orderSize, ...common });
+      }
+    }
+    return { quotes: [...bids, ...asks], state };
+  },
+});
+
+/**
+ * Feeds one snapshot to the volatility estimator. A snapshot without a mid, with a stale depth
+ * source (its mid is old, so its return would read as a calm market) or not later than the last
+ * one leaves the estimator as it was.
+ */
+function observe(
+  state: AvellanedaStoikovState,
+  snapshot: MarketSnapshot,
+  halfLifeS: number,
+): AvellanedaStoikovState {
+  const mid = snapshot.mid;
+  if (mid === undefined || !mid.gt(0) || snapshot.sources.depth.stale) return state;
+  if (state.lastMid === undefined || state.lastAtMs === undefined) {
+    return { ...state, lastMid: mid.toFixed(), lastAtMs: snapshot.takenAtMs };
+  }
+  const dtMs = snapshot.takenAtMs - state.lastAtMs;
+  if (dtMs <= 0) return state;
+  const dt = dec(dtMs).div(1000);
+  const sample = mid.div(dec(state.lastMid)).ln().pow(2).div(dt);
+  const keep = dt.div(dec(halfLifeS)).times(LN2).neg().exp();
+  const add = dec(1).minus(keep);
+  return {
+    lastMid: mid.toFixed(),
+    lastAtMs: snapshot.takenAtMs,
+    varianceSum: keep.times(dec(state.varianceSum)).plus(add.times(sample)).toFixed(),
+    varianceWeight: keep.times(dec(state.varianceWeight)).plus(add).toFixed(),
+    samples: state.samples + 1,
+  };
+}
+
+function maxOf(a: Decimal, b: Decimal): Decimal {
+  return a.gte(b) ? a : b;
+}
+
+/** Keeps a post-only quote one tick inside the opposite best price so the engine accepts it. */
+function clampPostOnly(
+  side: Side,
+  price: Decimal,
+  snapshot: MarketSnapshot,
+  postOnly: boolean,
+): Decimal {
+  if (!postOnly) return price;
+  const tick = snapshot.pair.tickSize;
+  if (side === 'buy') {
+    const cap = snapshot.bestAsk?.minus(tick);
+    return cap !== undefined && price.gt(cap) ? cap : price;
+  }
+  const floor = snapshot.bestBid?.plus(tick);
+  return floor !== undefined && price.lt(floor) ? floor : price;
+}

@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { InvalidInputError, type OrderIntent } from '../../src/core/index.js';
+import { BusError, IntentBus, type IntentJobData, type TakeResult } from '../../src/bus/index.js';
+import { PAIR, REDIS_URL, deferred, deleteKeys, freshPrefix, intent, waitFor } from './support.js';
+
+const bid = (price: string) => ({ side: 'buy' as const, price, volume: '0.01', postOnly: true });
+const ask = (price: string) => ({ side: 'sell' as const, price, volume: '0.01', postOnly: true });
+const prices = (intents: readonly OrderIntent[]) =>
+  intents.map((i) => `${i.slot}@${i.desired?.price ?? '-'}#${i.generation}`);
+
+void describe('IntentBus', () => {
+  let prefix: string;
+  let admin: Redis;
+  let bus: IntentBus;
+  const closers: Array<() => Promise<unknown>> = [];
+
+  beforeEach(() => {
+    prefix = freshPrefix();
+    admin = new Redis(REDIS_URL);
+    bus = new IntentBus({ connection: REDIS_URL, prefix });
+  });
+
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+    await bus.queue.obliterate({ force: true });
+    await bus.close();
+    await deleteKeys(admin, prefix);
+    await admin.quit();
+  });
+
+  const counts = () =>
+    bus.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+
+  void it('publishing two slots leaves one waiting job for the pair and both intents pending', async () => {
+    const result = await bus.publish([
+      intent({ slot: 'ask:0', desired: ask('50010') }),
+      intent({ slot: 'bid:0', desired: bid('49990') }),
+    ]);
+    assert.deepEqual(
+      result.published.map((i) => [i.slot, i.generation]),
+      [
+        ['ask:0', 1],
+        ['bid:0', 1],
+      ],
+    );
+    assert.equal(result.coalesced, 0);
+    assert.deepEqual(result.byPair, { [PAIR]: { published: 2, coalesced: 0 } });
+
+    assert.deepEqual(await counts(), {
+      waiting: 1,
+      active: 0,
+      delayed: 0,
+      prioritized: 0,
+      paused: 0,
+      completed: 0,
+      failed: 0,
+    });
+    const [job] = await bus.queue.getWaiting();
+    assert.equal(job?.name, 'intents');
+    assert.equal(job?.data.pair, PAIR);
+
+    // Bids first, whatever the publish order.
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49990#1', 'ask:0@50010#1']);
+    assert.deepEqual(await bus.pairsWithPending(), [PAIR]);
+  });
+
+  void it('a newer intent for a slot replaces the pending one without another job', async () => {
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
+    const again = await bus.publish([intent({ slot: 'bid:0', desired: bid('49995') })]);
+    assert.equal(again.coalesced, 1);
+    assert.deepEqual(again.byPair, { [PAIR]: { published: 1, coalesced: 1 } });
+    assert.equal(again.published[0]?.generation, 2);
+    assert.equal((await counts()).waiting, 1);
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49995#2']);
+  });
+
+  void it('take empties the register, a second take gets nothing, generations keep rising', async () => {
+    await bus.publish([intent({ slot: 'bid:0' }), intent({ slot: 'bid:10' })]);
+    await bus.publish([intent({ slot: 'bid:2' }), intent({ slot: 'bid:0', desired: bid('1') })]);
+
+    const taken = await bus.take(PAIR, Date.now());
+    assert.deepEqual(prices(taken.intents), ['bid:0@1#2', 'bid:2@50000.0#1', 'bid:10@50000.0#1']);
+    assert.deepEqual(taken.expired, []);
+    assert.deepEqual(await bus.pending(PAIR), []);
+    assert.deepEqual(await bus.pairsWithPending(), []);
+    assert.deepEqual(await bus.take(PAIR, Date.now()), { intents: [], expired: [] });
+
+    const next = await bus.publish([intent({ slot: 'bid:0' })]);
+    assert.equal(next.published[0]?.generation, 3);
+    assert.equal(next.coalesced, 0, 'a taken intent is not coalesced away');
+  });
+
+  void it('intents published while a job is active run in exactly one follow-up job', async () => {
+    const worker = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const taken: TakeResult[] = [];
+    const firstActive = deferred();
+    const release = deferred();
+    const w = new Worker<IntentJobData>(
+      bus.queueName,
+      async (job) => {
+        taken.push(await bus.take(job.data.pair, Date.now()));
+        if (taken.length === 1) {
+          firstActive.resolve();
+          await release.promise;
+        }
+      },
+      { connection: worker, prefix: bus.bullPrefix },
+    );
+    closers.push(
+      () => worker.quit(),
+      () => w.close(),
+    );
+
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('100') })]);
+    await firstActive.promise;
+
+    const second = await bus.publish([intent({ slot: 'bid:0', desired: bid('101') })]);
+    const third = await bus.publish([
+      intent({ slot: 'bid:0', desired: bid('102') }),
+      intent({ slot: 'ask:1', desired: ask('110') }),
+    ]);
+    assert.equal(second.coalesced, 0);
+    assert.equal(third.coalesced, 1, '101 was replaced by 102 before any job took it');
+    // The follow-up is parked by BullMQ, not waiting: no second job can start for the pair.
+    const during = await counts();
+    assert.equal(during.active, 1);
+    assert.deepEqual([during.waiting, during.prioritized, during.delayed], [0, 0, 0]);
+
+    release.resolve();
+    await waitFor(async () => (await counts()).completed === 2, 'two completed jobs');
+    assert.equal(taken.length, 2);
+    assert.deepEqual(prices(taken[0]?.intents ?? []), ['bid:0@100#1']);
+    assert.deepEqual(prices(taken[1]?.intents ?? []), ['bid:0@102#3', 'ask:1@110#1']);
+    assert.deepEqual(await counts(), {
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+      prioritized: 0,
+      paused: 0,
+      completed: 2,
+      failed: 0,
+    });
+    assert.deepEqual(await bus.pending(PAIR), []);
+  });
+
+  void it('an amend and a cancel come back exactly as published, targets included', async () => {
+    const target = {
+      txid: 'OABCDE-FGHIJ-KLMNOP',
+      userref: 16_777_217,
+      price: '49990',
+      volume: '0.02',
+      volumeExecuted: '0.005',
+      openedAtMs: 1_700_000_000_123,
+    };
+    const { published } = await bus.publish([
+      intent({ slot: 'bid:0', action: 'amend', target, reason: 'moved' }),
+      intent({
+        slot: 'ask:0',
+        action: 'cancel',
+        desired: undefined,
+        target,
+        reason: 'pulled:stale',
+      }),
+    ]);
+    const { intents } = await bus.take(PAIR, Date.now());
+    assert.deepEqual(intents, [published[0], published[1]]);
+    assert.equal(intents[1]?.desired, undefined);
+  });
+
+  void it('take returns intents past their deadline apart, as expired', async () => {
+    await bus.publish([
+      intent({ slot: 'bid:0', deadlineMs: 1_000 }),
+      intent({ slot: 'bid:1', deadlineMs: 1_500 }),
+      intent({ slot: 'ask:0', deadlineMs: 2_000 }),
+    ]);
+    const { intents, expired } = await bus.take(PAIR, 1_500);
+    assert.deepEqual(
+      intents.map((i) => i.slot),
+      ['ask:0'],
+    );
+    assert.deepEqual(
+      expired.map((i) => i.slot),
+      ['bid:0', 'bid:1'],
+    );
+  });
+
+  void it('two publishers racing on one slot get distinct generations; the highest wins', async () => {
+    const other = new IntentBus({ connection: REDIS_URL, prefix });
+    closers.push(() => other.close());
+    const rounds = 25;
+    const results = await Promise.all(
+      Array.from({ length: rounds * 2 }, (_, n) =>
+        (n % 2 === 0 ? bus : other).publish([intent({ desired: bid(String(1000 + n)) })]),
+      ),
+    );
+    const published = results.map((r) => r.published[0] as OrderIntent);
+    const generations = published.map((i) => i.generation).sort((a, b) => a - b);
+    assert.deepEqual(
+      generations,
+      Array.from({ length: rounds * 2 }, (_, i) => i + 1),
+    );
+    assert.equal(
+      results.reduce((sum, r) => sum + r.coalesced, 0),
+      rounds * 2 - 1,
+    );
+
+    const latest = published.find((i) => i.generation === rounds * 2);
+    const { intents } = await bus.take(PAIR, Date.now());
+    assert.equal(intents.length, 1);
+    assert.equal(intents[0]?.generation, rounds * 2);
+    assert.equal(intents[0]?.desired?.price, latest?.desired?.price);
+    assert.equal((await counts()).waiting, 1, 'every publish after the first was deduplicated');
+  });
+
+  void it('publishes to several pairs at once, one job per pair', async () => {
+    const result = await bus.publish([
+      intent({ pair: 'XETHZUSD' }),
+      intent({ pair: PAIR }),
+      intent({ pair: 'XETHZUSD', slot: 'ask:0', desired: ask('3000') }),
+    ]);
+    assert.deepEqual(result.byPair, {
+      XETHZUSD: { published: 2, coalesced: 0 },
+      [PAIR]: { published: 1, coalesced: 0 },
+    });
+    assert.deepEqual(
+      result.published.map((i) => i.pair),
+      ['XETHZUSD', PAIR, 'XETHZUSD'],
+    );
+    assert.deepEqual(await bus.pairsWithPending(), ['XETHZUSD', PAIR]);
+    const waiting = await bus.queue.getWaiting();
+    assert.deepEqual(waiting.map((j) => j.data.pair).sort(), ['XETHZUSD', PAIR]);
+  });
+
+  void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {
+    const key = bus.registerKey(PAIR);
+    await admin.hset(key, 'bid:0', '{not json');
+    await assert.rejects(bus.take(PAIR, Date.now()), (err: unknown) => {
+      assert.ok(err instanceof BusError);
+      assert.equal(err.code, 'BUS_CORRUPT');
+      assert.equal(err.field, 'bid:0');
+      assert.match(err.message, new RegExp(`${key} field bid:0: not JSON`));
+      return true;
+    });
+    // Removed anyway, so one bad entry cannot block the pair for good.
+    assert.deepEqual(await bus.pending(PAIR), []);
+
+    const good = (await bus.publish([intent()])).published[0];
+    await admin.hset(
+      key,
+      'bid:0',
+      JSON.stringify({ ...good, desired: { ...good?.desired, price: 5 } }),
+    );
+    await assert.rejects(bus.pending(PAIR), {
+      code: 'BUS_CORRUPT',
+      message: `Redis key ${key} field bid:0: desired.price must be a decimal string, got 5`,
+    });
+    await admin.hset(key, 'ask:3', JSON.stringify(good));
+    await admin.hdel(key, 'bid:0');
+    await assert.rejects(
+      bus.take(PAIR, Date.now()),
+      /field ask:3: holds the intent of XXBTZUSD bid:0/,
+    );
+  });
+
+  void it('refuses invalid input before writing anything, naming the field', async () => {
+    await assert.rejects(
+      bus.publish([intent(), intent({ slot: 'ask:1' }), intent({ slot: 'mid:0' })]),
+      (err: unknown) => {
+        assert.ok(err instanceof InvalidInputError);
+        assert.equal(err.field, 'intents[2].slot');
+        assert.match(err.message, /^intents\[2\]\.slot: expected bid:N or ask:N/);
+        return true;
+      },
+    );
+    await assert.rejects(bus.publish([intent({ pair: '' })]), { field: 'intents[0].pair' });
+    await assert.rejects(bus.publish([intent({ slot: '' })]), { field: 'intents[0].slot' });
+    await assert.rejects(bus.publish([intent({ action: 'amend' })]), {
+      message: 'intents[0].target: is required for action amend',
+    });
+    assert.deepEqual(await bus.pending(PAIR), []);
+    assert.equal((await counts()).waiting, 0);
+  });
+
+  void it('close leaves a connection it was given open', async () => {
+    const shared = new Redis(REDIS_URL);
+    closers.push(() => shared.quit());
+    const borrowed = new IntentBus({ connection: shared, prefix });
+    await borrowed.publish([intent()]);
+    await borrowed.close();
+    assert.equal(await shared.ping(), 'PONG');
+    assert.equal((await bus.pending(PAIR)).length, 1);
+  });
+});

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { stringify } from 'yaml';
+import { IntentBus } from '../../src/bus/index.js';
+import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
+
+const BIN = fileURLToPath(new URL('../../bin/makerd.js', import.meta.url));
+const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
+
+interface Line {
+  readonly msg?: string;
+  readonly url?: string;
+  readonly [field: string]: unknown;
+}
+
+/** Spawns `makerd <args>` and collects its stdout JSON lines. */
+function makerd(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  const lines: Line[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => {
+    try {
+      lines.push(JSON.parse(l) as Line);
+    } catch {
+      lines.push({ msg: l });
+    }
+  });
+  const waitFor = async (msg: string, ms = 20_000): Promise<Line> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const line = lines.find((l) => l.msg === msg);
+      if (line) return line;
+      if (child.exitCode !== null || Date.now() > end) {
+        throw new Error(`no '${msg}' line; exit ${child.exitCode}; stderr: ${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { child, lines, waitFor, stderr: () => stderr };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+describe('makerd runner', () => {
+  const prefix = freshPrefix();
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  after(async () => {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('polls the simulator, quotes both pairs into the queue and stops cleanly on SIGTERM', async () => {
+    const sim = makerd(['sim', '--port', '0', '--config', SIM_YAML, '--seed', '3']);
+    const runnerProcs: ChildProcess[] = [];
+    try {
+      const banner = await sim.waitFor('makerd sim listening');
+      const dir = mkdtempSync(join(tmpdir(), 'makerd-runner-'));
+      const config = join(dir, 'runner.yaml');
+      writeFileSync(
+        config,
+        stringify({
+          exchange: {
+            url: banner.url,
+            tier: 'starter',
+            credentials: { from: 'simulator', account: 'paper-key', sim_config: SIM_YAML },
+          },
+          redis: { url: REDIS_URL, prefix },
+          pairs: [
+            { pair: 'XBTUSD', strategy: { name: 'spread' } },
+            {
+              pair: 'ETHUSD',
+              strategy: {
+                name: 'avellaneda-stoikov',
+                options: { target_base: '30', max_inventory: '10' },
+              },
+            },
+          ],
+        }),
+      );
+      const runner = makerd(['runner', '--config', config]);
+      runnerProcs.push(runner.child);
+      const started = await runner.waitFor('runner started');
+      assert.equal(started.tier, 'starter');
+      assert.deepEqual(started.pairs, ['XBTUSD:spread', 'ETHUSD:avellaneda-stoikov']);
+
+      const bus = new IntentBus({ connection: redis, prefix });
+      try {
+        for (const pair of ['XXBTZUSD', 'XETHZUSD']) {
+          const end = Date.now() + 30_000;
+          let pending = await bus.pending(pair);
+          while (pending.length < 2 && Date.now() < end) {
+            await new Promise((r) => setTimeout(r, 200));
+            pending = await bus.pending(pair);
+          }
+          assert.deepEqual(
+            pending.map((i) => `${i.slot} ${i.action}`).sort(),
+            ['ask:0 place', 'bid:0 place'],
+            `pending intents for ${pair}`,
+          );
+        }
+      } finally {
+        await bus.close();
+      }
+
+      assert.equal(await stop(runner.child), 0, `runner exit; stderr: ${runner.stderr()}`);
+      assert.ok(runner.lines.some((l) => l.msg === 'runner stopped'));
+      assert.ok(
+        !runner.lines.some((l) => JSON.stringify(l).includes('bWFrZXJk')),
+        'the secret never reaches the log',
+      );
+      const state = (await (await fetch(`${banner.url}/_sim/state`)).json()) as {
+        rejections: Record<string, number>;
+      };
+      const refused = Object.keys(state.rejections).filter((e) => /Rate limit|Throttled/.test(e));
+      assert.deepEqual(refused, [], 'the simulator refused nothing for rate');
+    } finally {
+      for (const child of runnerProcs) await stop(child);
+      await stop(sim.child);
+    }
+  });
+});

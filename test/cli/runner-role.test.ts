@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Registry } from 'prom-client';
+import { parseBotConfig } from '../../src/cli/bot-config.js';
+import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
+import { dec, type OrderIntent } from '../../src/core/index.js';
+import { silentLogger } from '../../src/obs/index.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const STRATEGIES = join(import.meta.dirname, '..', '..', 'strategies');
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 20_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function metricValue(registry: Registry, name: string, labels: Record<string, string>) {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  return (metric?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('runner role against the simulator and Redis', () => {
+  let sim: TestSim;
+  let role: RunnerRole;
+  const registry = new Registry();
+  const prefix = `test-runner-${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    sim = await startTestSim({ config: { background: { enabled: true, seed: 7 } } });
+    const key = sim.addAccount({ tier: 'pro' });
+    const settings = parseBotConfig(
+      {
+        exchange: { url: sim.url, tier: 'pro', credentials: { from: 'env' } },
+        redis: { url: REDIS_URL, prefix },
+        pairs: [
+          { pair: 'XBTUSD', strategy: { name: 'spread', options: { levels: 2 } } },
+          {
+            pair: 'ETH/USD',
+            strategy: {
+              name: 'avellaneda-stoikov',
+              options: { order_size: '0.1', target_base: '1000', max_inventory: '100' },
+            },
+          },
+        ],
+        market: { polls: { depth: { interval_ms: 300 }, open_orders: { interval_ms: 1000 } } },
+        runner: { republish_after_ms: 1_000 },
+      },
+      {},
+    );
+    role = await startRunnerRole({
+      settings,
+      log: silentLogger(),
+      registry,
+      strategiesDir: STRATEGIES,
+      env: { MAKERD_API_KEY: key.apiKey, MAKERD_API_SECRET: key.apiSecret },
+    });
+  });
+
+  after(async () => {
+    await role?.bus.queue.obliterate({ force: true });
+    await role?.stop();
+    await sim?.close();
+  });
+
+  it('quotes both pairs with the built-in strategies into pending intents on the queue', async () => {
+    for (const [pair, levels] of [
+      ['XXBTZUSD', 2],
+      ['XETHZUSD', 1],
+    ] as const) {
+      const pending = await until(`intents for ${pair}`, async () => {
+        const p = await role.bus.pending(pair);
+        return p.length >= levels * 2 ? p : undefined;
+      });
+      const snap = role.feed.snapshot(pair);
+      assert.ok(snap.mid, 'the snapshot has a mid');
+      const mid = snap.mid;
+      for (const intent of pending as OrderIntent[]) {
+        assert.equal(intent.action, 'place');
+        assert.equal(intent.desired?.postOnly, true);
+        const price = dec(intent.desired?.price ?? 'NaN');
+        if (intent.slot.startsWith('bid'))
+          assert.ok(price.lt(mid), `${intent.slot} ${price} below ${mid}`);
+        else assert.ok(price.gt(mid), `${intent.slot} ${price} above ${mid}`);
+      }
+      const jobs = await role.bus.queue.getJobs(['waiting', 'prioritized', 'delayed']);
+      assert.ok(
+        jobs.some((j) => (j.data as { pair?: string }).pair === pair),
+        `a queue job wakes the executor for ${pair}`,
+      );
+    }
+  });
+
+  it('coalesces newer intents over ones the executor has not taken', async () => {
+    await until('a coalesced intent', async () =>
+      (await metricValue(registry, 'makerd_intents_coalesced_total', {})) > 0 ? true : undefined,
+    );
+    const pending = await role.bus.pending('XXBTZUSD');
+    const slots = pending.map((i) => i.slot);
+    assert.equal(new Set(slots).size, slots.length, 'one pending intent per slot');
+    assert.ok(
+      pending.some((i) => i.generation > 1),
+      'a later generation replaced the first',
+    );
+  });
+
+  it('never earned a REST-counter or public-limit refusal from the simulator', () => {
+    const refusals = [...sim.sim.server.rejections].filter(([error]) =>
+      /Rate limit|Throttled/.test(error),
+    );
+    assert.deepEqual(refusals, []);
+  });
+});

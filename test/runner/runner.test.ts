@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Registry } from 'prom-client';
+import {
+  dec,
+  encodeUserref,
+  ManualClock,
+  type MarketSnapshot,
+  type OrderIntent,
+  type OwnOrder,
+  type TradingMode,
+} from '../../src/core/index.js';
+import type { RunnerConfig } from '../../src/runner/config.js';
+import { RunnerMetrics } from '../../src/runner/metrics.js';
+import type { IntentSink, SnapshotSource, UnpublishedIntent } from '../../src/runner/ports.js';
+import { Runner, type PairStrategy } from '../../src/runner/runner.js';
+import {
+  defineStrategy,
+  Type,
+  type DesiredQuote,
+  type FillEvent,
+} from '../../src/runner/strategy-api.js';
+import { PAIR, snapshot } from '../strategies/snapshot-fixture.js';
+
+const CONFIG: RunnerConfig = {
+  price_tolerance_bps: 5,
+  volume_tolerance: 0.1,
+  max_order_age_ms: 0,
+  intent_ttl_ms: 5_000,
+  republish_after_ms: 10_000,
+  min_tick_interval_ms: 200,
+};
+
+/** A feed whose next snapshot the test sets, and whose updates the test fires. */
+class FakeFeed implements SnapshotSource {
+  current: MarketSnapshot = snapshot();
+  readonly updates: ((pair: string) => void)[] = [];
+  readonly fills: ((fill: FillEvent) => void)[] = [];
+  snapshot(): MarketSnapshot {
+    return this.current;
+  }
+  onUpdate(listener: (pair: string) => void): () => void {
+    this.updates.push(listener);
+    return () => this.updates.splice(this.updates.indexOf(listener), 1);
+  }
+  onFill(listener: (fill: FillEvent) => void): () => void {
+    this.fills.push(listener);
+    return () => this.fills.splice(this.fills.indexOf(listener), 1);
+  }
+}
+
+/** A sink that numbers generations per slot the way the bus does. */
+class RecordingSink implements IntentSink {
+  readonly published: OrderIntent[] = [];
+  readonly #gens = new Map<string, number>();
+  async publish(intents: readonly UnpublishedIntent[]) {
+    const out = intents.map((i) => {
+      const generation = (this.#gens.get(i.slot) ?? 0) + 1;
+      this.#gens.set(i.slot, generation);
+      return { ...i, generation };
+    });
+    this.published.push(...out);
+    return { published: out, coalesced: 0 };
+  }
+}
+
+function ownOrder(side: 'buy' | 'sell', level: number, price: string, volume = '0.01'): OwnOrder {
+  return Object.freeze({
+    txid: `O${side}${level}-${price}`,
+    userref: encodeUserref(1, { side, level }, 1),
+    slot: { side, level },
+    generation: 1,
+    side,
+    orderType: 'limit',
+    price: dec(price),
+    volume: dec(volume),
+    volumeExecuted: dec('0'),
+    openedAtMs: 1_700_000_000_000,
+    postOnly: true,
+  });
+}
+
+function withOrders(snap: MarketSnapshot, orders: OwnOrder[]): MarketSnapshot {
+  return Object.freeze({ ...snap, openOrders: Object.freeze(orders) });
+}
+
+/** A strategy whose quotes the test sets; records fills it hears about. */
+function scripted(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
+  return defineStrategy({
+    name: 'scripted',
+    version: '1.0.0',
+    options: Type.Object({}),
+    init: () => ({ n: 0 }),
+    quote: (_s, state) => ({ quotes: quotes(), state: { n: state.n + 1 } }),
+    fill: (fill, state) => {
+      fills.push(fill);
+      return state;
+    },
+  });
+}
+
+function setup(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
+  const clock = new ManualClock(1_700_000_000_000);
+  const feed = new FakeFeed();
+  const sink = new RecordingSink();
+  const registry = new Registry();
+  const plugin = scripted(quotes, fills);
+  const strategy: PairStrategy = {
+    pair: PAIR,
+    plugin,
+    context: { pair: PAIR, options: {}, log: { info: () => undefined, warn: () => undefined } },
+    state: plugin.init({
+      pair: PAIR,
+      options: {},
+      log: { info: () => undefined, warn: () => undefined },
+    }),
+  };
+  const runner = new Runner({
+    feed,
+    sink,
+    strategies: [strategy],
+    config: CONFIG,
+    instance: 1,
+    clock,
+    metrics: new RunnerMetrics(registry),
+  });
+  return { clock, feed, sink, registry, runner, strategy };
+}
+
+const twoSided = (): DesiredQuote[] => [
+  { side: 'buy', level: 0, price: dec('99.84'), volume: dec('0.01') },
+  { side: 'sell', level: 0, price: dec('100.16'), volume: dec('0.01') },
+];
+
+async function counter(registry: Registry, name: string, labels: Record<string, string>) {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const value = metric?.values.find((v) =>
+    Object.entries(labels).every(([k, want]) => v.labels[k] === want),
+  );
+  return value?.value ?? 0;
+}
+
+describe('Runner', () => {
+  it('turns desired quotes into place intents with pair, slot, deadline and snapshot', async () => {
+    const { runner, sink, clock, registry } = setup(twoSided);
+    const report = await runner.tick(PAIR.id);
+    assert.equal(report.outcome, 'quoted');
+    assert.deepEqual(
+      sink.published.map((i) => [i.slot, i.action, i.desired?.price, i.desired?.postOnly]),
+      [
+        ['bid:0', 'place', '99.8', true],
+        ['ask:0', 'place', '100.2', true],
+      ],
+    );
+    const intent = sink.published[0] as OrderIntent;
+    assert.equal(intent.pair, 'XXBTZUSD');
+    assert.equal(intent.instance, 1);
+    assert.equal(intent.deadlineMs, clock.now() + CONFIG.intent_ttl_ms);
+    assert.equal(intent.snapshotSeq, 1);
+    assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
+  });
+
+  it('does not repeat an unchanged intent until republish_after_ms has passed', async () => {
+    const { runner, sink, clock, registry } = setup(twoSided);
+    await runner.tick(PAIR.id);
+    await clock.advance(1_000);
+    const second = await runner.tick(PAIR.id);
+    assert.equal(second.intents.length, 0);
+    assert.equal(second.unchanged, 2);
+    assert.equal(
+      await counter(registry, 'makerd_intents_suppressed_total', { reason: 'unchanged' }),
+      2,
+    );
+    await clock.advance(CONFIG.republish_after_ms);
+    const third = await runner.tick(PAIR.id);
+    assert.equal(third.intents.length, 2);
+    assert.equal(sink.published.length, 4);
+  });
+
+  it('amends a live order that moved beyond the tolerance and leaves one within it', async () => {
+    const { runner, sink, feed } = setup(twoSided);
+    // bid 99.8 desired, live at 99.8 (same); ask desired 100.2, live at 100.5 (30 bps away)
+    feed.current = withOrders(snapshot(), [
+      ownOrder('buy', 0, '99.8'),
+      ownOrder('sell', 0, '100.5'),
+    ]);
+    await runner.tick(PAIR.id);
+    assert.deepEqual(
+      sink.published.map((i) => [i.slot, i.action, i.target?.price, i.desired?.price, i.reason]),
+      [['ask:0', 'amend', '100.5', '100.2', 'moved']],
+    );
+  });
+
+  it('pulls every one of our quotes when the snapshot is stale, leaving foreign orders alone', async () => {
+    const { runner, sink, feed } = setup(twoSided);
+    const foreign = {
+      ...ownOrder('buy', 3, '90'),
+      txid: 'FOREIGN',
+      slot: undefined,
+      userref: null,
+    };
+    feed.current = withOrders(snapshot({ staleSources: ['depth'] }), [
+      ownOrder('buy', 0, '99.8'),
+      ownOrder('sell', 0, '100.2'),
+      foreign,
+    ]);
+    const report = await runner.tick(PAIR.id);
+    assert.equal(report.outcome, 'stale');
+    assert.deepEqual(
+      sink.published.map((i) => [i.action, i.target?.txid, i.reason]),
+      [
+        ['cancel', 'Obuy0-99.8', 'pulled:stale'],
+        ['cancel', 'Osell0-100.2', 'pulled:stale'],
+      ],
+    );
+  });
+
+  const modes: [TradingMode, string[]][] = [
+    ['halted', []],
+    ['maintenance', []],
+    ['cancel_only', ['cancel Osell0-101']],
+    ['post_only', ['cancel Osell0-101', 'place true']],
+  ];
+  for (const [mode, expected] of modes) {
+    it(`obeys mode ${mode}`, async () => {
+      const { runner, sink, feed } = setup(() => [
+        { side: 'buy', level: 0, price: dec('99.8'), volume: dec('0.01'), postOnly: false },
+      ]);
+      // a stray live ask the strategy no longer wants, and a bid to place
+      feed.current = withOrders(snapshot({ mode }), [ownOrder('sell', 0, '101')]);
+      await runner.tick(PAIR.id);
+      assert.deepEqual(
+        sink.published.map((i) =>
+          i.action === 'cancel' ? `cancel ${i.target?.txid}` : `${i.action} ${i.desired?.postOnly}`,
+        ),
+        expected,
+      );
+    });
+  }
+
+  it('pulls quotes and counts the error when the strategy throws', async () => {
+    const { runner, sink, feed, registry } = setup(() => {
+      throw new Error('boom');
+    });
+    feed.current = withOrders(snapshot(), [ownOrder('buy', 0, '99.8')]);
+    const report = await runner.tick(PAIR.id);
+    assert.equal(report.outcome, 'error');
+    assert.deepEqual(
+      sink.published.map((i) => i.reason),
+      ['pulled:strategy-error'],
+    );
+    assert.equal(
+      await counter(registry, 'makerd_strategy_errors_total', { strategy: 'scripted' }),
+      1,
+    );
+  });
+
+  it('folds a burst of updates into one tick per min_tick_interval_ms and hands fills to the strategy', async () => {
+    const fills: FillEvent[] = [];
+    const { runner, feed, clock, registry } = setup(twoSided, fills);
+    runner.start();
+    const ticks: number[] = [];
+    runner.onTick((r) => ticks.push(r.snapshotSeq));
+    for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.equal(ticks.length, 1, 'first update ticks at once');
+    for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.equal(ticks.length, 1, 'the next tick waits for min_tick_interval_ms');
+    await clock.advance(CONFIG.min_tick_interval_ms);
+    await flush();
+    assert.equal(ticks.length, 2, 'the burst became one tick');
+    const fill: FillEvent = {
+      pair: PAIR.id,
+      txid: 'T1',
+      side: 'buy',
+      price: dec('99.8'),
+      volume: dec('0.004'),
+      timeMs: clock.now(),
+    };
+    for (const f of feed.fills) f(fill);
+    assert.deepEqual(fills, [fill]);
+    await runner.stop();
+    assert.equal(feed.updates.length, 0, 'stop unsubscribes');
+    assert.equal(await counter(registry, 'makerd_runner_ticks_total', { outcome: 'quoted' }), 2);
+  });
+});
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
