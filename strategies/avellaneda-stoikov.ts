@@ -31,20 +31,20 @@
  * |base.total - target_base| >= max_inventory the side that would grow the deviation is not quoted.
  */
 import {
+  BPS,
+  clampPostOnly,
+  DecimalOption,
+  QUOTE_HANDLING_OPTIONS,
+  quoteHandling,
   dec,
   defineStrategy,
   Type,
   type Decimal,
   type DesiredQuote,
   type MarketSnapshot,
-  type Side,
 } from '../src/runner/strategy-api.js';
 
-const BPS = dec('0.0001');
 const LN2 = dec(2).ln();
-
-const DECIMAL = '^[+-]?(?:\\d+\\.?\\d*|\\.\\d+)$';
-const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:\\d+\\.?\\d*|\\.\\d+)$';
 
 const options = Type.Object(
   {
@@ -65,18 +65,17 @@ const options = Type.Object(
       default: 60,
       description: 'τ, in seconds: the constant horizon of the infinite-horizon variant.',
     }),
-    order_size: Type.String({
-      pattern: POSITIVE_DECIMAL,
+    order_size: DecimalOption({
+      positive: true,
       default: '0.01',
       description: 'Volume of every quote in base units; also the unit of the inventory q.',
     }),
-    target_base: Type.String({
-      pattern: DECIMAL,
+    target_base: DecimalOption({
       default: '0',
       description: 'Base-asset holding (base units) at which the inventory q is zero.',
     }),
-    max_inventory: Type.String({
-      pattern: POSITIVE_DECIMAL,
+    max_inventory: DecimalOption({
+      positive: true,
       default: '0.1',
       description:
         'Base units: when |base.total - target_base| reaches this, the side that would grow the deviation is not quoted.',
@@ -118,29 +117,7 @@ const options = Type.Object(
       default: 10,
       description: 'Extra distance per level on each side, in basis points of the mid.',
     }),
-    post_only: Type.Boolean({
-      default: true,
-      description: 'Send quotes post-only and keep them one tick inside the opposite best price.',
-    }),
-    refresh_tolerance_bps: Type.Number({
-      minimum: 0,
-      default: 5,
-      description:
-        'A live order within this many bps of its desired price is left alone (tolerance.priceBps).',
-    }),
-    volume_tolerance: Type.Number({
-      minimum: 0,
-      maximum: 1,
-      default: 0.1,
-      description:
-        'A live order within this fraction of its desired volume is left alone (tolerance.volumeFraction).',
-    }),
-    max_order_age_s: Type.Number({
-      minimum: 0,
-      default: 0,
-      description:
-        'Replace a live order older than this many seconds even if unchanged; 0 defers to the runner setting max_order_age_ms (off by default).',
-    }),
+    ...QUOTE_HANDLING_OPTIONS,
   },
   { additionalProperties: false },
 );
@@ -201,11 +178,7 @@ export default defineStrategy({
     const quoteBids = deviation.lt(maxInventory);
     const quoteAsks = deviation.gt(maxInventory.neg());
 
-    const common = {
-      postOnly: o.post_only,
-      tolerance: { priceBps: o.refresh_tolerance_bps, volumeFraction: o.volume_tolerance },
-      ...(o.max_order_age_s > 0 ? { maxAgeMs: Math.round(o.max_order_age_s * 1000) } : {}),
-    };
+    const common = quoteHandling(o);
     const bids: DesiredQuote[] = [];
     const asks: DesiredQuote[] = [];
     for (let level = 0; level < o.levels; level++) {
@@ -255,21 +228,4 @@ function observe(
 
 function maxOf(a: Decimal, b: Decimal): Decimal {
   return a.gte(b) ? a : b;
-}
-
-/** Keeps a post-only quote one tick inside the opposite best price so the engine accepts it. */
-function clampPostOnly(
-  side: Side,
-  price: Decimal,
-  snapshot: MarketSnapshot,
-  postOnly: boolean,
-): Decimal {
-  if (!postOnly) return price;
-  const tick = snapshot.pair.tickSize;
-  if (side === 'buy') {
-    const cap = snapshot.bestAsk?.minus(tick);
-    return cap !== undefined && price.gt(cap) ? cap : price;
-  }
-  const floor = snapshot.bestBid?.plus(tick);
-  return floor !== undefined && price.lt(floor) ? floor : price;
 }

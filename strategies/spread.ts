@@ -17,20 +17,16 @@
  * the runner rounds them to tick and lot and drops those under ordermin/costmin.
  */
 import {
+  BPS,
+  clampPostOnly,
+  DecimalOption,
+  QUOTE_HANDLING_OPTIONS,
+  quoteHandling,
   dec,
   defineStrategy,
   Type,
-  type Decimal,
   type DesiredQuote,
-  type MarketSnapshot,
-  type QuoteTolerance,
-  type Side,
 } from '../src/runner/strategy-api.js';
-
-const BPS = dec('0.0001');
-
-/** A positive decimal string (base units); parsed with dec(), never through a float. */
-const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:\\d+\\.?\\d*|\\.\\d+)$';
 
 const options = Type.Object(
   {
@@ -58,8 +54,8 @@ const options = Type.Object(
       default: 1,
       description: 'Quotes per side; level 0 is nearest the reference price.',
     }),
-    order_size: Type.String({
-      pattern: POSITIVE_DECIMAL,
+    order_size: DecimalOption({
+      positive: true,
       default: '0.01',
       description: 'Level-0 order volume in base units, as a decimal string.',
     }),
@@ -89,29 +85,7 @@ const options = Type.Object(
       description:
         'No bids while baseShare is above this; no asks while baseShare is below 1 - this. 1 disables the cut.',
     }),
-    refresh_tolerance_bps: Type.Number({
-      minimum: 0,
-      default: 5,
-      description:
-        'A live order within this many bps of its desired price is left alone (tolerance.priceBps).',
-    }),
-    volume_tolerance: Type.Number({
-      minimum: 0,
-      maximum: 1,
-      default: 0.1,
-      description:
-        'A live order within this fraction of its desired volume is left alone (tolerance.volumeFraction).',
-    }),
-    max_order_age_s: Type.Number({
-      minimum: 0,
-      default: 0,
-      description:
-        'Replace a live order older than this many seconds even if unchanged; 0 defers to the runner setting max_order_age_ms (off by default).',
-    }),
-    post_only: Type.Boolean({
-      default: true,
-      description: 'Send quotes post-only and keep them one tick inside the opposite best price.',
-    }),
+    ...QUOTE_HANDLING_OPTIONS,
   },
   { additionalProperties: false },
 );
@@ -139,15 +113,7 @@ export default defineStrategy({
 
     const orderSize = dec(o.order_size);
     const multiplier = dec(o.size_multiplier);
-    const tolerance: QuoteTolerance = {
-      priceBps: o.refresh_tolerance_bps,
-      volumeFraction: o.volume_tolerance,
-    };
-    const common = {
-      postOnly: o.post_only,
-      tolerance,
-      ...(o.max_order_age_s > 0 ? { maxAgeMs: Math.round(o.max_order_age_s * 1000) } : {}),
-    };
+    const common = quoteHandling(o);
 
     const bids: DesiredQuote[] = [];
     const asks: DesiredQuote[] = [];
@@ -168,20 +134,3 @@ export default defineStrategy({
     return { quotes: [...bids, ...asks], state };
   },
 });
-
-/** Keeps a post-only quote one tick inside the opposite best price so the engine accepts it. */
-function clampPostOnly(
-  side: Side,
-  price: Decimal,
-  snapshot: MarketSnapshot,
-  postOnly: boolean,
-): Decimal {
-  if (!postOnly) return price;
-  const tick = snapshot.pair.tickSize;
-  if (side === 'buy') {
-    const cap = snapshot.bestAsk?.minus(tick);
-    return cap !== undefined && price.gt(cap) ? cap : price;
-  }
-  const floor = snapshot.bestBid?.plus(tick);
-  return floor !== undefined && price.lt(floor) ? floor : price;
-}

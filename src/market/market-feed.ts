@@ -28,6 +28,7 @@ import { decideMode, type HaltState, type ModeDecision } from './mode.js';
 import { outcomeOf, PollLoop, type PollRun, type PollStatus } from './poll-loop.js';
 import {
   buildSnapshot,
+  sourceStatuses,
   type BalanceExEntry,
   type GroupedBookResult,
   type SourceInput,
@@ -206,13 +207,8 @@ export class MarketFeed {
   /** Whether any enabled source of the pair is stale now (what snapshot().stale would say). */
   snapshotStale(pairId: string): boolean {
     const inputs = this.#sourceInputs(this.#requirePair(pairId).id);
-    const nowMs = this.#clock.now();
-    return DATA_SOURCES.some((s) => {
-      const i = inputs[s];
-      if (!i.enabled) return false;
-      const age = i.receivedAtMs === undefined ? Infinity : nowMs - i.receivedAtMs;
-      return i.lastError !== undefined || age > i.staleAfterMs;
-    });
+    const statuses = sourceStatuses(inputs, this.#clock.now());
+    return DATA_SOURCES.some((s) => statuses[s].stale);
   }
 
   #requirePair(pairId: string): PairInfo {

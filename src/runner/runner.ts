@@ -105,7 +105,9 @@ export class Runner {
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];
     this.#abort.abort();
-    await Promise.allSettled([...this.#loops.values()].map((l) => l.running));
+    await Promise.allSettled(
+      [...this.#loops.values()].flatMap((l) => (l.running ? [l.running] : [])),
+    );
     for (const { strategy, log } of this.#loops.values()) {
       try {
         strategy.plugin.stop?.(strategy.context);
@@ -287,10 +289,9 @@ export class Runner {
 
   #fill(fill: FillEvent): void {
     const loop = this.#loops.get(fill.pair);
-    const hook = loop?.strategy.plugin.fill;
-    if (!loop || !hook) return;
+    if (!loop?.strategy.plugin.fill) return;
     try {
-      const next = hook(fill, loop.strategy.state, loop.strategy.context);
+      const next = loop.strategy.plugin.fill(fill, loop.strategy.state, loop.strategy.context);
       if (next !== undefined) loop.strategy.state = next;
     } catch (err) {
       this.#opts.metrics?.strategyErrors.inc({

@@ -107,3 +107,12 @@ export function defineStrategy<Schema extends TSchema, S>(
 ): StrategyPlugin<Schema, S> {
   return plugin;
 }
+
+export {
+  BPS,
+  DecimalOption,
+  QUOTE_HANDLING_OPTIONS,
+  quoteHandling,
+  clampPostOnly,
+  type QuoteHandlingValues,
+} from './strategy-kit.js';

@@ -63,6 +63,7 @@ export async function loadStrategy(
 
   let specifier: string;
   let where: string;
+  let notFound = 'not found; no such npm package is installed';
   if (STRATEGY_NAME_RE.test(ref)) {
     const tried = candidatePaths(opts.strategiesDir, ref);
     const found = await firstFile(tried);
@@ -72,10 +73,14 @@ export async function loadStrategy(
         builtIns === undefined
           ? `strategies directory ${opts.strategiesDir} does not exist`
           : `available in ${opts.strategiesDir}: ${builtIns.length > 0 ? builtIns.join(', ') : 'none'}`;
-      throw fail(`not found; tried ${tried.join(', ')}; ${available}`);
+      // An unscoped npm package has a bare name too: try it before giving up.
+      notFound = `not found; tried ${tried.join(', ')} and an npm package of that name; ${available}`;
+      specifier = ref;
+      where = 'npm package';
+    } else {
+      specifier = pathToFileURL(found).href;
+      where = found;
     }
-    specifier = pathToFileURL(found).href;
-    where = found;
   } else if (isPathRef(ref)) {
     const path = isAbsolute(ref) ? ref : resolve(process.cwd(), ref);
     if ((await firstFile([path])) === undefined) throw fail(`not found; tried ${path}`);
@@ -91,7 +96,8 @@ export async function loadStrategy(
     mod = await import(specifier);
   } catch (err) {
     if (where === 'npm package' && isMissingPackage(err, ref)) {
-      throw fail('not found; no such npm package is installed', where, err);
+      // A bare name that fell through to npm: the paths tried say more than "(npm package)".
+      throw fail(notFound, STRATEGY_NAME_RE.test(ref) ? undefined : where, err);
     }
     throw fail(`import threw: ${messageOf(err)}`, where, err);
   }
@@ -103,7 +109,7 @@ export async function loadStrategy(
   const problem = contractProblem(plugin);
   if (problem !== undefined) throw fail(problem, where);
   const checked = plugin as unknown as StrategyPlugin;
-  if (STRATEGY_NAME_RE.test(ref) && checked.name !== ref) {
+  if (where !== 'npm package' && STRATEGY_NAME_RE.test(ref) && checked.name !== ref) {
     // A file named after one strategy but exporting another would make config lie about what runs.
     throw fail(`the plugin's name is "${checked.name}", expected "${ref}" (the file name)`, where);
   }

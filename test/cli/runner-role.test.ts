@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseBotConfig } from '../../src/cli/bot-config.js';
 import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
-import { dec, type OrderIntent } from '../../src/core/index.js';
+import { dec } from '../../src/core/index.js';
 import { silentLogger } from '../../src/obs/index.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 
@@ -88,13 +88,13 @@ describe('runner role against the simulator and Redis', () => {
       const snap = role.feed.snapshot(pair);
       assert.ok(snap.mid, 'the snapshot has a mid');
       const mid = snap.mid;
-      for (const intent of pending as OrderIntent[]) {
+      for (const intent of pending) {
         assert.equal(intent.action, 'place');
         assert.equal(intent.desired?.postOnly, true);
         const price = dec(intent.desired?.price ?? 'NaN');
         if (intent.slot.startsWith('bid'))
-          assert.ok(price.lt(mid), `${intent.slot} ${price} below ${mid}`);
-        else assert.ok(price.gt(mid), `${intent.slot} ${price} above ${mid}`);
+          assert.ok(price.lt(mid), `${intent.slot} ${price.toFixed()} below ${mid.toFixed()}`);
+        else assert.ok(price.gt(mid), `${intent.slot} ${price.toFixed()} above ${mid.toFixed()}`);
       }
       const jobs = await role.bus.queue.getJobs(['waiting', 'prioritized', 'delayed']);
       assert.ok(

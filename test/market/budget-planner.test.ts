@@ -77,7 +77,11 @@ describe('budget planner', () => {
         // Distinct start offsets inside each scope.
         for (const scope of ['private', 'public'] as const) {
           const offsets = plan.polls.filter((p) => p.scope === scope).map((p) => p.offsetMs);
-          assert.equal(new Set(offsets).size, offsets.length, `${scope} offsets ${offsets}`);
+          assert.equal(
+            new Set(offsets).size,
+            offsets.length,
+            `${scope} offsets ${offsets.join(',')}`,
+          );
         }
       });
     }

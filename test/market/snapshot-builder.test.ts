@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
 import { buildSnapshot, decideMode, type TradeRow } from '../../src/market/index.js';
-import { depth, ETHUSD, fresh, input, NOW, order, XBTUSD } from './fixtures.js';
+import { depth, ETHUSD, fresh, input, NOW, order } from './fixtures.js';
 
 const text = (d: { toFixed(): string } | undefined): string | undefined => d?.toFixed();
 
@@ -37,10 +37,10 @@ describe('snapshot builder: prices', () => {
     {
       name: 'digits beyond a double survive',
       bids: [['123456789012345.12345678', '1']],
-      asks: [['123456789012345.12345680', '1']],
-      mid: '123456789012345.12345679',
-      spread: '0.00000002',
-      micro: '123456789012345.12345679',
+      asks: [['123456789012345.12345682', '1']],
+      mid: '123456789012345.1234568',
+      spread: '0.00000004',
+      micro: '123456789012345.1234568',
     },
     {
       name: 'a one-sided book has no mid',

@@ -53,14 +53,14 @@ class FakeFeed implements SnapshotSource {
 class RecordingSink implements IntentSink {
   readonly published: OrderIntent[] = [];
   readonly #gens = new Map<string, number>();
-  async publish(intents: readonly UnpublishedIntent[]) {
+  publish(intents: readonly UnpublishedIntent[]) {
     const out = intents.map((i) => {
       const generation = (this.#gens.get(i.slot) ?? 0) + 1;
       this.#gens.set(i.slot, generation);
       return { ...i, generation };
     });
     this.published.push(...out);
-    return { published: out, coalesced: 0 };
+    return Promise.resolve({ published: out, coalesced: 0 });
   }
 }
 

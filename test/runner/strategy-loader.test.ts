@@ -144,7 +144,7 @@ void describe('loadStrategy by bare name', () => {
     );
     assert.equal(
       err.message,
-      `${field}: strategy "sprad": not found; tried ${tried.join(', ')}; ` +
+      `${field}: strategy "sprad": not found; tried ${tried.join(', ')} and an npm package of that name; ` +
         `available in ${dir}: folder, misnamed, one-file`,
     );
   });
