@@ -36,7 +36,7 @@ export const MarketConfig = Section({
   }),
   /** The spec names no public limit; a conservative rate per client address. */
   public_budget: Section({
-    calls_per_sec: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+    calls_per_sec: Type.Number({ exclusiveMinimum: 0, default: 2 }),
   }),
   /** Data older than this many planned intervals of its poll is stale. */
   stale_after_intervals: Type.Number({ minimum: 1, default: 3 }),

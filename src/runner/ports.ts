@@ -11,6 +11,8 @@ export interface SnapshotSource {
   /** Fires when new data for the pair arrived. */
   onUpdate(listener: (pairId: string) => void): () => void;
   onFill(listener: (fill: FillEvent) => void): () => void;
+  /** Fires when the exchange's trading mode changes; every pair is re-quoted at once. */
+  onModeChange?(listener: () => void): () => void;
 }
 
 export type UnpublishedIntent = Omit<OrderIntent, 'generation'>;

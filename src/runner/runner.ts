@@ -98,6 +98,14 @@ export class Runner {
       feed.onUpdate((pairId) => this.#schedule(pairId)),
       feed.onFill((fill) => this.#fill(fill)),
     ];
+    if (feed.onModeChange) {
+      // cancel_only or maintenance must reach every pair now, not at its next book update.
+      this.#unsubscribe.push(
+        feed.onModeChange(() => {
+          for (const pairId of this.#loops.keys()) this.#schedule(pairId);
+        }),
+      );
+    }
   }
 
   /** Stops reacting to updates and waits for ticks in progress; strategies get their stop hook. */

@@ -24,7 +24,7 @@ describe('market config', () => {
     const c = defaults();
     assert.equal(c.utilization, 0.8);
     assert.equal(c.heartbeat.interval_ms, 20_000);
-    assert.equal(c.public_budget.calls_per_sec, 1);
+    assert.equal(c.public_budget.calls_per_sec, 2);
     assert.equal(c.polls.open_orders.interval_ms, 3000);
     assert.equal(c.polls.grouped_book.grouping, 10);
     assert.equal(c.polls.level3.depth, 25);
@@ -120,11 +120,13 @@ describe('budget planner', () => {
   });
 
   it('stretches public polls against the public budget', () => {
-    const plan = planFromConfig(defaults(), 'pro', PAIRS_1);
-    // Depth 1/s + GroupedBook 0.2 + Trades 0.2 + SystemStatus 0.2 against 1 call/s.
+    const plan = planFromConfig(defaults(), 'pro', PAIRS_3);
+    // Depth 1/s + GroupedBook 0.2 + Trades 0.2 per pair, SystemStatus 0.2, against 2 calls/s.
     assert.equal(plan.public.fits, false);
-    assert.ok(plan.warnings.some((w) => w.startsWith('public polls wish 1.60 calls/s')));
-    assert.equal(plan.polls.find((p) => p.id === 'depth:XXBTZUSD')?.intervalMs, 1600);
+    assert.ok(plan.warnings.some((w) => w.startsWith('public polls wish 4.40 calls/s')));
+    const depth = plan.polls.find((p) => p.id === 'depth:XXBTZUSD')?.intervalMs ?? 0;
+    assert.ok(depth >= 2200 && depth <= 2201, `depth every ${depth} ms`);
+    assert.equal(planFromConfig(defaults(), 'pro', PAIRS_1).public.fits, true);
   });
 
   it('builds wishes from the config: key-wide polls once, the rest per pair', () => {

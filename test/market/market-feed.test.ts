@@ -114,8 +114,10 @@ describe('MarketFeed against the simulator: book, own orders, fills', () => {
       s.openOrders.find((o) => o.txid === ourTxid),
       undefined,
     );
-    assert.ok(s.trades.length >= 2, 'public trades seen');
-    assert.equal(s.trades.at(-1)?.price.toFixed(), '49000');
+    await h.run(6_000); // one Trades interval, wherever its phase falls
+    const later = feed.snapshot(PAIR);
+    assert.ok(later.trades.length >= 2, 'public trades seen');
+    assert.equal(later.trades.at(-1)?.price.toFixed(), '49000');
   });
 
   it('stops every loop and leaves no timer behind', async () => {
