@@ -5,12 +5,14 @@ import { InvalidInputError } from '../core/index.js';
 import { createLogger } from '../obs/index.js';
 import { loadBotConfig } from './bot-config.js';
 import { startRunnerRole } from './runner-role.js';
+import { runnerStatus } from './runner-status.js';
 import { packageFile } from './sim-command.js';
 import { untilSignal } from './signals.js';
 
 interface RunnerCommandOptions {
   readonly config?: string;
   readonly logLevel?: string;
+  readonly statusEvery: string;
 }
 
 export function registerRunnerCommand(program: Command): void {
@@ -19,6 +21,7 @@ export function registerRunnerCommand(program: Command): void {
     .description('run the strategy runner: poll market data, quote, publish order intents to Redis')
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
     .option('--log-level <level>', 'trace, debug, info, warn or error')
+    .option('--status-every <seconds>', 'log a status line this often (0: never)', '30')
     .action(async (opts: RunnerCommandOptions) => {
       const file = opts.config ?? packageFile('config', 'paper.yaml');
       if (file === undefined)
@@ -48,15 +51,37 @@ export function registerRunnerCommand(program: Command): void {
           tier: role.client.tier,
           pairs: settings.pairs.map((p) => `${p.pair}:${p.strategy.name}`),
           queue: role.bus.queueName,
-          private_per_sec: role.plan.private,
-          public_per_sec: role.plan.public,
+          private_per_sec: rounded(role.plan.private),
+          public_per_sec: rounded(role.plan.public),
         },
         'runner started',
       );
+      const every = Number(opts.statusEvery);
+      if (!Number.isFinite(every) || every < 0) {
+        throw new InvalidInputError(
+          '--status-every',
+          `must be a number of seconds >= 0, got ${opts.statusEvery}`,
+        );
+      }
+      const timer =
+        every > 0
+          ? setInterval(() => log.info(runnerStatus(role), 'runner status'), every * 1000)
+          : undefined;
       const signal = await untilSignal();
+      clearInterval(timer);
       log.info({ signal }, 'runner stopping');
       await role.stop();
       log.info({}, 'runner stopped');
       log.flush();
     });
+}
+
+/** Budget figures to three decimals: the log is for people. */
+function rounded(budget: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(budget).map(([k, v]) => [
+      k,
+      typeof v === 'number' ? Math.round(v * 1000) / 1000 : v,
+    ]),
+  );
 }

@@ -49,8 +49,20 @@ export interface RunnerOptions {
   readonly log?: RunnerLog;
 }
 
+/** Totals since start for one pair, for the status line and `makerd status`. */
+export interface PairRunStats {
+  readonly pair: string;
+  readonly strategy: string;
+  ticks: number;
+  intents: number;
+  coalesced: number;
+  lastOutcome: TickOutcome | undefined;
+  lastTickAtMs: number | undefined;
+}
+
 interface PairLoop {
   readonly strategy: PairStrategy;
+  readonly stats: PairRunStats;
   readonly log: RunnerLog;
   running: Promise<void> | undefined;
   dirty: boolean;
@@ -84,6 +96,15 @@ export class Runner {
           pair: strategy.pair.altname,
           strategy: strategy.plugin.name,
         }),
+        stats: {
+          pair: strategy.pair.altname,
+          strategy: strategy.plugin.name,
+          ticks: 0,
+          intents: 0,
+          coalesced: 0,
+          lastOutcome: undefined,
+          lastTickAtMs: undefined,
+        },
         running: undefined,
         dirty: false,
         lastTickAtMs: -Infinity,
@@ -281,7 +302,18 @@ export class Runner {
     };
   }
 
+  /** A copy of each pair's totals. */
+  stats(): PairRunStats[] {
+    return [...this.#loops.values()].map((l) => ({ ...l.stats }));
+  }
+
   #count(loop: PairLoop, report: TickReport): void {
+    const { stats } = loop;
+    stats.ticks += 1;
+    stats.intents += report.intents.length;
+    stats.coalesced += report.coalesced;
+    stats.lastOutcome = report.outcome;
+    stats.lastTickAtMs = loop.lastTickAtMs;
     const metrics = this.#opts.metrics;
     if (!metrics) return;
     const pair = loop.strategy.pair.altname;

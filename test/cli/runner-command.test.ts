@@ -94,7 +94,7 @@ describe('makerd runner', () => {
           ],
         }),
       );
-      const runner = makerd(['runner', '--config', config]);
+      const runner = makerd(['runner', '--config', config, '--status-every', '1']);
       runnerProcs.push(runner.child);
       const started = await runner.waitFor('runner started');
       assert.equal(started.tier, 'starter');
@@ -118,6 +118,23 @@ describe('makerd runner', () => {
       } finally {
         await bus.close();
       }
+
+      type Status = { pairs: { pair: string; mode: string; intents: number }[] };
+      const quoted = (l: Line) =>
+        l.msg === 'runner status' && (l as unknown as Status).pairs.every((p) => p.intents > 0);
+      const end = Date.now() + 10_000;
+      while (!runner.lines.some(quoted) && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const status = runner.lines.find(quoted) as unknown as Status | undefined;
+      assert.ok(status, 'a status line showing intents for both pairs');
+      assert.deepEqual(
+        status.pairs.map((p) => [p.pair, p.mode]),
+        [
+          ['XBTUSD', 'online'],
+          ['ETHUSD', 'online'],
+        ],
+      );
 
       assert.equal(await stop(runner.child), 0, `runner exit; stderr: ${runner.stderr()}`);
       assert.ok(runner.lines.some((l) => l.msg === 'runner stopped'));

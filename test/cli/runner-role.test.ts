@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseBotConfig } from '../../src/cli/bot-config.js';
 import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
-import { dec } from '../../src/core/index.js';
+import { dec, encodeUserref } from '../../src/core/index.js';
 import { silentLogger } from '../../src/obs/index.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
+import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const STRATEGIES = join(import.meta.dirname, '..', '..', 'strategies');
@@ -36,12 +36,13 @@ async function metricValue(registry: Registry, name: string, labels: Record<stri
 describe('runner role against the simulator and Redis', () => {
   let sim: TestSim;
   let role: RunnerRole;
+  let key: KeyPair;
   const registry = new Registry();
   const prefix = `test-runner-${randomBytes(4).toString('hex')}`;
 
   before(async () => {
     sim = await startTestSim({ config: { background: { enabled: true, seed: 7 } } });
-    const key = sim.addAccount({ tier: 'pro' });
+    key = sim.addAccount({ tier: 'pro' });
     const settings = parseBotConfig(
       {
         exchange: { url: sim.url, tier: 'pro', credentials: { from: 'env' } },
@@ -115,6 +116,38 @@ describe('runner role against the simulator and Redis', () => {
       pending.some((i) => i.generation > 1),
       'a later generation replaced the first',
     );
+  });
+
+  it('pulls our live quotes when the market data goes stale', async () => {
+    const client = sim.client({ key });
+    const mid = role.feed.snapshot('XXBTZUSD').mid;
+    assert.ok(mid);
+    const placed = await client.addOrder({
+      pair: 'XBTUSD',
+      type: 'buy',
+      ordertype: 'limit',
+      price: mid.times('0.9').toFixed(1),
+      volume: '0.01',
+      oflags: 'post',
+      userref: encodeUserref(1, { side: 'buy', level: 0 }, 9),
+    });
+    const txid = placed.result.txid?.[0];
+    assert.ok(txid);
+    await until('the runner to see our order', async () =>
+      role.feed.snapshot('XXBTZUSD').openOrders.some((o) => o.txid === txid) ? true : undefined,
+    );
+    await sim.admin('POST', '/_sim/faults', { paths: ['Depth'], http_5xx_rate: 1 });
+    try {
+      const pulled = await until('a pull of our order', async () => {
+        const pending = await role.bus.pending('XXBTZUSD');
+        return pending.find((i) => i.target?.txid === txid && i.reason === 'pulled:stale');
+      });
+      assert.equal(pulled.action, 'cancel');
+      assert.equal(pulled.slot, 'bid:0');
+      assert.ok(role.feed.snapshot('XXBTZUSD').staleSources.includes('depth'));
+    } finally {
+      await sim.admin('POST', '/_sim/faults', {});
+    }
   });
 
   it('never earned a REST-counter or public-limit refusal from the simulator', () => {
