@@ -133,8 +133,10 @@ describe('runner role against the simulator and Redis', () => {
     });
     const txid = placed.result.txid?.[0];
     assert.ok(txid);
-    await until('the runner to see our order', async () =>
-      role.feed.snapshot('XXBTZUSD').openOrders.some((o) => o.txid === txid) ? true : undefined,
+    await until('the runner to see our order', () =>
+      Promise.resolve(
+        role.feed.snapshot('XXBTZUSD').openOrders.some((o) => o.txid === txid) ? true : undefined,
+      ),
     );
     await sim.admin('POST', '/_sim/faults', { paths: ['Depth'], http_5xx_rate: 1 });
     try {
