@@ -10,68 +10,85 @@ import { RunnerConfig } from '../runner/config.js';
  * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
  * environment or from files named there, except for the simulator's published paper account.
  */
-const EnvCredentials = Type.Object({
-  from: Type.Literal('env'),
-  /** Variables holding the key and secret; `<NAME>_FILE` may name a file instead (Docker secrets). */
-  key_env: Type.String({ default: 'MAKERD_API_KEY' }),
-  secret_env: Type.String({ default: 'MAKERD_API_SECRET' }),
-});
-const SimulatorCredentials = Type.Object({
-  from: Type.Literal('simulator'),
-  /** An account of the simulator's YAML; allowed only for a loopback exchange URL. */
-  account: Type.String({ default: 'paper-key' }),
-  sim_config: Type.String({ default: 'config/sim.yaml' }),
-});
+const strict = { additionalProperties: false } as const;
 
-const PairEntry = Type.Object({
-  /** Pair id, altname or wsname: XXBTZUSD, XBTUSD or XBT/USD. */
-  pair: Type.String({ minLength: 1 }),
-  strategy: Type.Object({
-    /** A built-in name (strategies/), a path, or an npm package name. */
-    name: Type.String({ minLength: 1 }),
-    options: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
-  }),
-});
+const EnvCredentials = Type.Object(
+  {
+    from: Type.Literal('env'),
+    /** Variables holding the key and secret; `<NAME>_FILE` may name a file instead (Docker secrets). */
+    key_env: Type.String({ default: 'MAKERD_API_KEY' }),
+    secret_env: Type.String({ default: 'MAKERD_API_SECRET' }),
+  },
+  strict,
+);
+const SimulatorCredentials = Type.Object(
+  {
+    from: Type.Literal('simulator'),
+    /** An account of the simulator's YAML; allowed only for a loopback exchange URL. */
+    account: Type.String({ default: 'paper-key' }),
+    sim_config: Type.String({ default: 'config/sim.yaml' }),
+  },
+  strict,
+);
 
-export const BotConfig = Type.Object({
-  /** Tells this bot's orders apart in userrefs (1..127); two bots on one key need different ones. */
-  instance: Type.Integer({ minimum: 1, maximum: MAX_INSTANCE, default: 1 }),
-  exchange: Type.Object(
-    {
-      url: Type.String({ default: 'http://127.0.0.1:7878' }),
-      tier: Type.Union(
-        TIERS.map((t) => Type.Literal(t)),
-        { default: 'starter' },
-      ),
-      /** REST counter points the client never uses, for calls it cannot see. */
-      rest_headroom: Type.Number({ minimum: 0, default: 1 }),
-      credentials: Type.Union([EnvCredentials, SimulatorCredentials], {
-        default: { from: 'env' },
-      }),
-    },
-    { default: {} },
-  ),
-  redis: Type.Object(
-    {
-      url: Type.String({ default: 'redis://127.0.0.1:6379' }),
-      /** Every key of this bot lives under it; two bots on one Redis need different ones. */
-      prefix: Type.String({ minLength: 1, default: 'makerd' }),
-    },
-    { default: {} },
-  ),
-  pairs: Type.Array(PairEntry, { minItems: 1 }),
-  market: Type.Unknown({ default: {} }),
-  runner: Type.Unknown({ default: {} }),
-  log: Type.Object(
-    {
-      level: Type.Union(
-        ['trace', 'debug', 'info', 'warn', 'error'].map((l) => Type.Literal(l)),
-        { default: 'info' },
-      ),
-    },
-    { default: {} },
-  ),
-});
+const PairEntry = Type.Object(
+  {
+    /** Pair id, altname or wsname: XXBTZUSD, XBTUSD or XBT/USD. */
+    pair: Type.String({ minLength: 1 }),
+    strategy: Type.Object(
+      {
+        /** A built-in name (strategies/), a path, or an npm package name. */
+        name: Type.String({ minLength: 1 }),
+        options: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+
+export const BotConfig = Type.Object(
+  {
+    /** Tells this bot's orders apart in userrefs (1..127); two bots on one key need different ones. */
+    instance: Type.Integer({ minimum: 1, maximum: MAX_INSTANCE, default: 1 }),
+    exchange: Type.Object(
+      {
+        url: Type.String({ default: 'http://127.0.0.1:7878' }),
+        tier: Type.Union(
+          TIERS.map((t) => Type.Literal(t)),
+          { default: 'starter' },
+        ),
+        /** REST counter points the client never uses, for calls it cannot see. */
+        rest_headroom: Type.Number({ minimum: 0, default: 1 }),
+        credentials: Type.Union([EnvCredentials, SimulatorCredentials], {
+          default: { from: 'env' },
+        }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    redis: Type.Object(
+      {
+        url: Type.String({ default: 'redis://127.0.0.1:6379' }),
+        /** Every key of this bot lives under it; two bots on one Redis need different ones. */
+        prefix: Type.String({ minLength: 1, default: 'makerd' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    pairs: Type.Array(PairEntry, { minItems: 1 }),
+    market: Type.Unknown({ default: {} }),
+    runner: Type.Unknown({ default: {} }),
+    log: Type.Object(
+      {
+        level: Type.Union(
+          ['trace', 'debug', 'info', 'warn', 'error'].map((l) => Type.Literal(l)),
+          { default: 'info' },
+        ),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  strict,
+);
 
 export type BotConfigRaw = Static<typeof BotConfig>;
 export interface BotSettings extends Omit<BotConfigRaw, 'market' | 'runner'> {

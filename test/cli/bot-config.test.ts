@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadBotConfig, parseBotConfig } from '../../src/cli/bot-config.js';
+import { resolveCredentials } from '../../src/cli/credentials.js';
+import { InvalidInputError } from '../../src/core/index.js';
+
+const PAPER = fileURLToPath(new URL('../../config/paper.yaml', import.meta.url));
+const minimal = { pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }] };
+
+function fieldError(fn: () => unknown): InvalidInputError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof InvalidInputError, `expected InvalidInputError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('no error');
+}
+
+describe('daemon configuration', () => {
+  it('fills safe defaults for everything but the pairs', () => {
+    const c = parseBotConfig(minimal, {});
+    assert.equal(c.instance, 1);
+    assert.equal(c.exchange.tier, 'starter');
+    assert.deepEqual(c.exchange.credentials, {
+      from: 'env',
+      key_env: 'MAKERD_API_KEY',
+      secret_env: 'MAKERD_API_SECRET',
+    });
+    assert.equal(c.redis.prefix, 'makerd');
+    assert.equal(c.market.heartbeat.interval_ms, 20_000);
+    assert.equal(c.runner.intent_ttl_ms, 5_000);
+    assert.deepEqual(c.pairs[0]?.strategy.options, {});
+  });
+
+  it('reads config/paper.yaml', () => {
+    const c = loadBotConfig(PAPER, {});
+    assert.deepEqual(
+      c.pairs.map((p) => `${p.pair}:${p.strategy.name}`),
+      ['XBTUSD:spread', 'ETHUSD:avellaneda-stoikov'],
+    );
+    assert.equal(c.exchange.credentials.from, 'simulator');
+  });
+
+  it('takes deployment overrides from the environment, MAKERD_REDIS_URL over REDIS_URL', () => {
+    const c = parseBotConfig(minimal, {
+      REDIS_URL: 'redis://generic:6379',
+      MAKERD_REDIS_URL: 'redis://specific:6379',
+      MAKERD_TIER: 'pro',
+      MAKERD_EXCHANGE_URL: 'http://127.0.0.1:9999',
+    });
+    assert.equal(c.redis.url, 'redis://specific:6379');
+    assert.equal(c.exchange.tier, 'pro');
+    assert.equal(c.exchange.url, 'http://127.0.0.1:9999');
+  });
+
+  const bad: [string, unknown, string, RegExp][] = [
+    ['no pairs', {}, 'pairs', /expected required property/],
+    ['an instance out of range', { ...minimal, instance: 200 }, 'instance', /less or equal to 127/],
+    ['an unknown tier', { ...minimal, exchange: { tier: 'gold' } }, 'exchange.tier', /./],
+    [
+      'a deadline outside the exchange window',
+      { ...minimal, runner: { intent_ttl_ms: 100 } },
+      'runner.intent_ttl_ms',
+      /greater or equal to 2000/,
+    ],
+    [
+      'a misspelt runner option',
+      { ...minimal, runner: { price_tolerence_bps: 3 } },
+      'runner.price_tolerence_bps',
+      /unexpected property/,
+    ],
+    [
+      'a misspelt market poll',
+      { ...minimal, market: { polls: { depht: {} } } },
+      'market.polls.depht',
+      /unexpected property/,
+    ],
+  ];
+  for (const [what, raw, field, reason] of bad) {
+    it(`names the field and the reason for ${what}`, () => {
+      const err = fieldError(() => parseBotConfig(raw, {}));
+      assert.equal(err.field, field);
+      assert.match(err.message, reason);
+    });
+  }
+
+  it('says which variable to set when the key is missing, and reads *_FILE', () => {
+    const c = parseBotConfig(minimal, {});
+    const err = fieldError(() => resolveCredentials(c.exchange, {}));
+    assert.equal(err.field, 'MAKERD_API_KEY');
+    assert.match(err.message, /MAKERD_API_KEY_FILE/);
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-secret-'));
+    writeFileSync(join(dir, 'secret'), 'c2VjcmV0LXZhbHVl\n');
+    const creds = resolveCredentials(c.exchange, {
+      MAKERD_API_KEY: 'key-1',
+      MAKERD_API_SECRET_FILE: join(dir, 'secret'),
+    });
+    assert.deepEqual(creds, { apiKey: 'key-1', apiSecret: 'c2VjcmV0LXZhbHVl' });
+  });
+
+  it('refuses the simulator paper account for a non-loopback exchange', () => {
+    const c = parseBotConfig(
+      {
+        ...minimal,
+        exchange: { url: 'https://api.example.com', credentials: { from: 'simulator' } },
+      },
+      {},
+    );
+    const err = fieldError(() => resolveCredentials(c.exchange, {}));
+    assert.equal(err.field, 'exchange.credentials.from');
+    assert.match(err.message, /api\.example\.com/);
+  });
+});
