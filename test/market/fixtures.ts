@@ -1,31 +1,10 @@
 /** Raw exchange answers for the pure tests of src/market, shaped as the client returns them. */
-import { dec, type DataSource, type PairInfo } from '../../src/core/index.js';
+import type { DataSource } from '../../src/core/index.js';
+import { XBTUSD } from '../support/pairs.js';
+
+export { ETHUSD, XBTUSD } from '../support/pairs.js';
 import type { DepthBook, Order } from '../../src/exchange/index.js';
 import type { SnapshotInput, SourceInput } from '../../src/market/index.js';
-
-export const XBTUSD: PairInfo = Object.freeze({
-  id: 'XXBTZUSD',
-  altname: 'XBTUSD',
-  base: 'XXBT',
-  quote: 'ZUSD',
-  tickSize: dec('0.1'),
-  priceDecimals: 1,
-  lotDecimals: 8,
-  orderMin: dec('0.0001'),
-  costMin: dec('0.5'),
-});
-
-export const ETHUSD: PairInfo = Object.freeze({
-  id: 'XETHZUSD',
-  altname: 'ETHUSD',
-  base: 'XETH',
-  quote: 'ZUSD',
-  tickSize: dec('0.01'),
-  priceDecimals: 2,
-  lotDecimals: 8,
-  orderMin: dec('0.001'),
-  costMin: undefined,
-});
 
 export function depth(
   bids: readonly [string, string][],

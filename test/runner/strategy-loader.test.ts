@@ -5,13 +5,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dec, InvalidInputError } from '../../src/core/index.js';
-import type { PairInfo } from '../../src/core/market.js';
+import { InvalidInputError } from '../../src/core/index.js';
 import {
   instantiateStrategy,
   loadStrategy,
   StrategyLoadError,
 } from '../../src/runner/strategy-loader.js';
+import { XBTUSD } from '../support/pairs.js';
 import type { StrategyLog } from '../../src/runner/strategy-api.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -20,17 +20,7 @@ const repoStrategies = join(here, '..', '..', 'strategies');
 const apiUrl = pathToFileURL(join(here, '..', '..', 'src', 'runner', 'strategy-api.ts')).href;
 const field = 'pairs[0].strategy.name';
 
-const pair: PairInfo = {
-  id: 'XXBTZUSD',
-  altname: 'XBTUSD',
-  base: 'XXBT',
-  quote: 'ZUSD',
-  tickSize: dec('0.1'),
-  priceDecimals: 1,
-  lotDecimals: 8,
-  orderMin: dec('0.0001'),
-  costMin: dec('0.5'),
-};
+const pair = XBTUSD;
 const silent: StrategyLog = { info: () => undefined, warn: () => undefined };
 const base = { pair, log: silent, field: 'pairs[0].strategy.options' };
 

@@ -14,6 +14,7 @@ import {
   type SourceStatus,
   type TradingMode,
 } from '../../src/core/index.js';
+import { XBTUSD } from '../support/pairs.js';
 
 export interface SnapshotFields {
   /** Best first: `[price, volume]` decimal strings; volume defaults to '1'. */
@@ -31,17 +32,7 @@ export interface SnapshotFields {
   readonly staleSources?: readonly DataSource[];
 }
 
-export const PAIR: PairInfo = Object.freeze({
-  id: 'XXBTZUSD',
-  altname: 'XBTUSD',
-  base: 'XXBT',
-  quote: 'ZUSD',
-  tickSize: dec('0.1'),
-  priceDecimals: 1,
-  lotDecimals: 8,
-  orderMin: dec('0.0001'),
-  costMin: dec('0.5'),
-});
+export const PAIR: PairInfo = XBTUSD;
 
 export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
   const takenAtMs = fields.takenAtMs ?? 1_700_000_000_000;

@@ -1,0 +1,26 @@
+/** PairInfo of the simulator's default XBT/USD and ETH/USD markets, for pure tests. */
+import { dec, type PairInfo } from '../../src/core/index.js';
+
+export const XBTUSD: PairInfo = Object.freeze({
+  id: 'XXBTZUSD',
+  altname: 'XBTUSD',
+  base: 'XXBT',
+  quote: 'ZUSD',
+  tickSize: dec('0.1'),
+  priceDecimals: 1,
+  lotDecimals: 8,
+  orderMin: dec('0.0001'),
+  costMin: dec('0.5'),
+});
+
+export const ETHUSD: PairInfo = Object.freeze({
+  id: 'XETHZUSD',
+  altname: 'ETHUSD',
+  base: 'XETH',
+  quote: 'ZUSD',
+  tickSize: dec('0.01'),
+  priceDecimals: 2,
+  lotDecimals: 8,
+  orderMin: dec('0.001'),
+  costMin: undefined,
+});
