@@ -205,3 +205,38 @@ void describe('instantiateStrategy', () => {
     });
   }
 });
+
+void describe('loadStrategy from an installed npm package', () => {
+  // import() resolves a package name from the loader's own location, so the package goes into the
+  // project's node_modules for the duration of the test.
+  const scope = join(here, '..', '..', 'node_modules', '@makerd-test');
+  const unscoped = join(here, '..', '..', 'node_modules', 'makerd-test-join-best');
+  const plugin = `import { Type } from '@sinclair/typebox';
+export default {
+  name: 'join-best', version: '2.1.0', options: Type.Object({}),
+  init: () => ({}), quote: (snapshot, state) => ({ quotes: [], state }),
+};
+`;
+  before(async () => {
+    for (const dir of [join(scope, 'join-best'), unscoped]) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'package.json'), '{"type":"module","main":"index.js"}');
+      await writeFile(join(dir, 'index.js'), plugin);
+    }
+  });
+  after(async () => {
+    await rm(scope, { recursive: true, force: true });
+    await rm(unscoped, { recursive: true, force: true });
+  });
+
+  void it('loads a scoped package by its name', async () => {
+    const loaded = await loadStrategy('@makerd-test/join-best', { strategiesDir: here });
+    assert.equal(loaded.name, 'join-best');
+    assert.equal(loaded.version, '2.1.0');
+  });
+
+  void it('loads an unscoped package when no file in strategies/ has that name', async () => {
+    const loaded = await loadStrategy('makerd-test-join-best', { strategiesDir: here });
+    assert.equal(loaded.name, 'join-best');
+  });
+});
