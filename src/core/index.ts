@@ -17,3 +17,4 @@ export {
 } from './order-types.js';
 export * from './market.js';
 export * from './intent.js';
+export { type Log, silentLog } from './log.js';

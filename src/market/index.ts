@@ -66,4 +66,3 @@ export { MarketMetrics, ENDPOINT_OF, ALL_PAIRS, type MarketMetricsSource } from 
 export { BudgetUsage } from './budget-usage.js';
 export { withDeadline, PollTimeoutError } from './deadline.js';
 export { deepFreeze } from './freeze.js';
-export { silentMarketLog, type MarketLog } from './log.js';

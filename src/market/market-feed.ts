@@ -22,7 +22,7 @@ import { BudgetUsage } from './budget-usage.js';
 import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
 import { FillTracker, type MarketFill } from './fills.js';
-import { silentMarketLog, type MarketLog } from './log.js';
+import { silentLog, type Log } from '../core/log.js';
 import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics } from './metrics.js';
 import { decideMode, type HaltState, type ModeDecision } from './mode.js';
 import { outcomeOf, PollLoop, type PollRun, type PollStatus } from './poll-loop.js';
@@ -47,7 +47,7 @@ export interface MarketFeedOptions {
   readonly metrics?: MarketMetrics;
   /** The supervisor's halt flag, read at each snapshot. */
   readonly haltSource?: () => HaltState;
-  readonly log?: MarketLog;
+  readonly log?: Log;
 }
 
 /** New data for a pair; key-wide sources (openOrders, balance) fire once per pair. */
@@ -75,7 +75,7 @@ export class MarketFeed {
   readonly #clock: Clock;
   readonly #metrics: MarketMetrics | undefined;
   readonly #halt: (() => HaltState) | undefined;
-  readonly #log: MarketLog;
+  readonly #log: Log;
   readonly #pairsById: ReadonlyMap<string, PairInfo>;
   readonly #loops = new Map<string, PollLoop>();
   readonly #updateListeners = new Set<UpdateListener>();
@@ -102,7 +102,7 @@ export class MarketFeed {
     this.#clock = options.clock ?? systemClock;
     this.#metrics = options.metrics;
     this.#halt = options.haltSource;
-    this.#log = options.log ?? silentMarketLog;
+    this.#log = options.log ?? silentLog;
     this.pairs = Object.freeze([...options.pairs]);
     this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
     this.plan = options.plan;

@@ -5,7 +5,7 @@ import {
   ThrottledError,
 } from '../exchange/index.js';
 import type { PlannedPoll, PollScope, PollSource } from './budget-planner.js';
-import type { MarketLog } from './log.js';
+import type { Log } from '../core/log.js';
 
 export type PollOutcome = 'ok' | 'error' | 'throttled' | 'skipped';
 
@@ -33,7 +33,7 @@ export interface PollLoopOptions {
   readonly poll: PlannedPoll;
   readonly clock: Clock;
   readonly run: PollRun;
-  readonly log: MarketLog;
+  readonly log: Log;
 }
 
 export const BACKOFF_CAP_MS = 60_000;
@@ -49,7 +49,7 @@ export class PollLoop {
   readonly poll: PlannedPoll;
   readonly #clock: Clock;
   readonly #run: PollRun;
-  readonly #log: MarketLog;
+  readonly #log: Log;
   #lastOkAtMs: number | undefined;
   #lastError: string | undefined;
   #lastErrorCode: string | undefined;

@@ -25,18 +25,3 @@ export interface PublishOutcome {
 export interface IntentSink {
   publish(intents: readonly UnpublishedIntent[]): Promise<PublishOutcome>;
 }
-
-/** The slice of a pino logger the runner uses; a pino child logger satisfies it. */
-export interface RunnerLog {
-  info(fields: Record<string, unknown>, msg: string): void;
-  warn(fields: Record<string, unknown>, msg: string): void;
-  error(fields: Record<string, unknown>, msg: string): void;
-  child(bindings: Record<string, unknown>): RunnerLog;
-}
-
-export const silentRunnerLog: RunnerLog = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  child: () => silentRunnerLog,
-};

@@ -1,16 +1,11 @@
 import { systemClock, type Clock } from '../core/clock.js';
+import { silentLog, type Log } from '../core/log.js';
 import type { OrderIntent } from '../core/intent.js';
 import type { MarketSnapshot, OwnOrder, PairInfo } from '../core/market.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerMetrics } from './metrics.js';
 import { applyMode, pullAll } from './mode-filter.js';
-import {
-  silentRunnerLog,
-  type IntentSink,
-  type RunnerLog,
-  type SnapshotSource,
-  type UnpublishedIntent,
-} from './ports.js';
+import { type IntentSink, type SnapshotSource, type UnpublishedIntent } from './ports.js';
 import { diffQuotes, type IntentDraft } from './quote-diff.js';
 import { roundQuotes } from './quote-rounding.js';
 import type { FillEvent, StrategyContext, StrategyPlugin } from './strategy-api.js';
@@ -46,7 +41,7 @@ export interface RunnerOptions {
   readonly instance: number;
   readonly clock?: Clock;
   readonly metrics?: RunnerMetrics;
-  readonly log?: RunnerLog;
+  readonly log?: Log;
 }
 
 /** Totals since start for one pair, for the status line and `makerd status`. */
@@ -63,7 +58,7 @@ export interface PairRunStats {
 interface PairLoop {
   readonly strategy: PairStrategy;
   readonly stats: PairRunStats;
-  readonly log: RunnerLog;
+  readonly log: Log;
   running: Promise<void> | undefined;
   dirty: boolean;
   lastTickAtMs: number;
@@ -87,7 +82,7 @@ export class Runner {
   constructor(options: RunnerOptions) {
     this.#opts = options;
     this.#clock = options.clock ?? systemClock;
-    const log = options.log ?? silentRunnerLog;
+    const log = options.log ?? silentLog;
     for (const strategy of options.strategies) {
       this.#loops.set(strategy.pair.id, {
         strategy,

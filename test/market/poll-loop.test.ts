@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ManualClock, MakerdError } from '../../src/core/index.js';
 import { BudgetWaitTooLongError } from '../../src/exchange/index.js';
 import { PollLoop, type PlannedPoll } from '../../src/market/index.js';
-import { silentMarketLog } from '../../src/market/index.js';
+import { silentLog } from '../../src/core/index.js';
 
 const poll = (intervalMs: number, offsetMs = 0): PlannedPoll => ({
   id: 'level3:XXBTZUSD',
@@ -23,7 +23,7 @@ describe('poll loop', () => {
     const loop = new PollLoop({
       poll: poll(1000, 250),
       clock,
-      log: silentMarketLog,
+      log: silentLog,
       run: () => {
         runs.push(clock.now());
         return Promise.resolve(1);
@@ -45,7 +45,7 @@ describe('poll loop', () => {
     const loop = new PollLoop({
       poll: poll(1000),
       clock,
-      log: silentMarketLog,
+      log: silentLog,
       run: () => {
         runs.push(clock.now());
         return Promise.resolve(runs.length === 1 ? 2 : 1);
@@ -66,7 +66,7 @@ describe('poll loop', () => {
     const loop = new PollLoop({
       poll: poll(10_000),
       clock,
-      log: silentMarketLog,
+      log: silentLog,
       run: () => {
         runs.push(clock.now());
         if (fail) return Promise.reject(new BudgetWaitTooLongError('Level3', 20_000, 10_000));
@@ -102,7 +102,7 @@ describe('poll loop', () => {
     const loop = new PollLoop({
       poll: poll(1000),
       clock,
-      log: { ...silentMarketLog, warn: (o) => warned.push(o) },
+      log: { ...silentLog, warn: (o) => warned.push(o) },
       run: () => {
         runs.push(clock.now());
         return Promise.reject(new MakerdError('TRANSPORT_HTTP_STATUS', 'HTTP 502'));
