@@ -3,6 +3,8 @@ export type {
   IntentBusOptions,
   IntentJobData,
   IntentQueue,
+  EnqueueOptions,
+  SlotPick,
   PublishResult,
   TakeResult,
 } from './intent-bus.js';

@@ -17,7 +17,7 @@ import {
   encodeBody,
   type UnpublishedIntent,
 } from './intent-codec.js';
-import { PUBLISH, TAKE } from './scripts.js';
+import { PUBLISH, TAKE, TAKE_SLOTS } from './scripts.js';
 
 export const INTENT_JOB_NAME = 'intents';
 
@@ -34,7 +34,7 @@ export interface IntentBusOptions {
   readonly connection: BusConnection;
   /** Every key of the bus, BullMQ's included, starts with `${prefix}:`. Default `makerd`. */
   readonly prefix?: string;
-  /** Default `intents`. */
+  /** Base of the per-pair queue names (`intents.XXBTZUSD`). Default `intents`. */
   readonly queueName?: string;
   /** Stamps publishedAtMs on jobs. */
   readonly clock?: Clock;
@@ -55,16 +55,29 @@ export interface TakeResult {
   readonly expired: OrderIntent[];
 }
 
+/** Identifies the one slot entry the executor acted on; a newer generation is left in place. */
+export interface SlotPick {
+  readonly slot: string;
+  readonly generation: number;
+}
+
+export interface EnqueueOptions {
+  /** Run the job no earlier than this many ms from now (waiting for ratecount budget). */
+  readonly delayMs?: number;
+}
+
 /**
  * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
- * a BullMQ job per pair, deduplicated by pair with keepLastIfActive, tells an executor to drain
- * it. A waiting job absorbs further publishes (it will read the register when it runs); while a
- * job is active, BullMQ keeps exactly one follow-up job, created when the active one finishes, so
- * nothing published meanwhile is stranded and at most one job per pair is active.
+ * a BullMQ job in the pair's own queue tells an executor to drain it. One queue per pair lets an
+ * executor consume exactly the pairs it holds the lease of (src/executor), so pairs can be split
+ * across processes. Jobs are deduplicated by pair with keepLastIfActive and replace: a waiting job
+ * absorbs further publishes (it reads the register when it runs); a delayed job (the executor
+ * waiting for budget) is replaced by an immediate one when a fresh intent arrives; while a job is
+ * active BullMQ keeps exactly one follow-up, so nothing published meanwhile is stranded.
  */
 export class IntentBus {
   readonly #conn: OpenedRedis;
-  readonly #queue: IntentQueue;
+  readonly #queues = new Map<string, IntentQueue>();
   readonly #prefix: string;
   readonly #queueName: string;
   readonly #clock: Clock;
@@ -75,15 +88,27 @@ export class IntentBus {
     this.#queueName = checkPrefix(options.queueName ?? 'intents', 'queueName');
     this.#clock = options.clock ?? systemClock;
     this.#conn = openRedis(options.connection);
-    this.#queue = new Queue(this.#queueName, {
-      connection: this.#conn.redis,
-      prefix: `${this.#prefix}:bull`,
-    });
   }
 
-  /** The BullMQ queue the executor's Worker consumes (same name and `prefix`). */
-  get queue(): IntentQueue {
-    return this.#queue;
+  /** The pair's BullMQ queue (created on first use, on the bus's connection). */
+  queueFor(pair: string): IntentQueue {
+    checkPair(pair, 'pair');
+    let queue = this.#queues.get(pair);
+    if (queue === undefined) {
+      queue = new Queue(this.queueNameFor(pair), {
+        connection: this.#conn.redis,
+        prefix: this.bullPrefix,
+      });
+      this.#queues.set(pair, queue);
+    }
+    return queue;
+  }
+
+  /** The name a Worker for `pair` consumes (with `prefix: bullPrefix`). */
+  queueNameFor(pair: string): string {
+    checkPair(pair, 'pair');
+    // BullMQ joins key parts with ':', so a pair id must not bring its own.
+    return `${this.#queueName}.${encodeURIComponent(pair)}`;
   }
 
   get queueName(): string {
@@ -159,19 +184,22 @@ export class IntentBus {
 
   /**
    * Makes sure a job will drain `pair`'s register; publish() calls it. Also for recovery: after a
-   * crash between register write and job add, pairsWithPending() lists pairs to enqueue().
+   * crash between register write and job add, pairsWithPending() lists pairs to enqueue(). With
+   * `delayMs` the job waits (the executor waiting for budget) unless a publish replaces it.
    */
-  async enqueue(pair: string): Promise<void> {
-    checkPair(pair, 'pair');
-    const options: JobsOptions = {
-      deduplication: { id: pair, keepLastIfActive: true },
-      removeOnComplete: { count: 1000 },
+  async enqueue(pair: string, options: EnqueueOptions = {}): Promise<void> {
+    const queue = this.queueFor(pair);
+    const delay = Math.max(0, Math.ceil(options.delayMs ?? 0));
+    const jobOptions: JobsOptions = {
+      deduplication: { id: pair, keepLastIfActive: true, replace: true },
+      removeOnComplete: { count: 100 },
       removeOnFail: { count: 1000 },
+      ...(delay > 0 ? { delay } : {}),
     };
     try {
-      await this.#queue.add(INTENT_JOB_NAME, { pair, publishedAtMs: this.#clock.now() }, options);
+      await queue.add(INTENT_JOB_NAME, { pair, publishedAtMs: this.#clock.now() }, jobOptions);
     } catch (err) {
-      throw busError(err, `${this.bullPrefix}:${this.#queueName}`, `adding the job for ${pair}`);
+      throw busError(err, `${this.bullPrefix}:${queue.name}`, `adding the job for ${pair}`);
     }
   }
 
@@ -193,7 +221,22 @@ export class IntentBus {
     };
   }
 
-  /** The pair's pending intents, left in place (status pages, tests). */
+  /**
+   * Removes the picked entries, each only if the register still holds that generation (a newer
+   * publish for the slot stays for the next job), and returns the removed ones. The executor
+   * peeks with pending(), plans, and takes only what it sends or drops: what waits for budget
+   * never leaves Redis.
+   */
+  async takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
+    checkPair(pair, 'pair');
+    if (picks.length === 0) return [];
+    const key = this.registerKey(pair);
+    const args = picks.flatMap((p) => [p.slot, String(p.generation)]);
+    const reply = await this.#eval(TAKE_SLOTS, [key, this.#pairsKey], [pair, ...args], key);
+    return this.#decode(reply, key, pair);
+  }
+
+  /** The pair's pending intents, left in place (the executor's peek, status pages, tests). */
   async pending(pair: string): Promise<OrderIntent[]> {
     checkPair(pair, 'pair');
     const key = this.registerKey(pair);
@@ -219,7 +262,7 @@ export class IntentBus {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       try {
-        await this.#queue.close();
+        await Promise.all([...this.#queues.values()].map((q) => q.close()));
       } finally {
         await closeRedis(this.#conn);
       }

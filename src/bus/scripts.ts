@@ -63,3 +63,26 @@ redis.call('DEL', KEYS[1])
 redis.call('SREM', KEYS[2], ARGV[1])
 return entries
 `;
+
+/**
+ * take_slots — KEYS: register hash, pairs set. ARGV: pair, then slot/generation pairs. Returns the
+ * removed entries as an HGETALL-style flat list.
+ *
+ * Atomic so that an entry replaced by a newer publish between the executor's peek and this call
+ * is neither removed nor returned: the newer intent waits for the next job.
+ */
+export const TAKE_SLOTS = `
+local out = {}
+for i = 2, #ARGV, 2 do
+  local body = redis.call('HGET', KEYS[1], ARGV[i])
+  if body and string.match(body, '^{"generation":(%d+),') == ARGV[i + 1] then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    out[#out + 1] = ARGV[i]
+    out[#out + 1] = body
+  end
+end
+if redis.call('HLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+return out
+`;

@@ -5,6 +5,7 @@ import { InvalidInputError, MAX_INSTANCE, parseWithSchema } from '../core/index.
 import { TIERS } from '../exchange/index.js';
 import { MarketConfig } from '../market/index.js';
 import { RunnerConfig } from '../runner/config.js';
+import { ExecutorConfig } from '../executor/config.js';
 
 /**
  * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
@@ -77,6 +78,7 @@ export const BotConfig = Type.Object(
     pairs: Type.Array(PairEntry, { minItems: 1 }),
     market: Type.Unknown({ default: {} }),
     runner: Type.Unknown({ default: {} }),
+    executor: Type.Unknown({ default: {} }),
     log: Type.Object(
       {
         level: Type.Union(
@@ -91,9 +93,10 @@ export const BotConfig = Type.Object(
 );
 
 export type BotConfigRaw = Static<typeof BotConfig>;
-export interface BotSettings extends Omit<BotConfigRaw, 'market' | 'runner'> {
+export interface BotSettings extends Omit<BotConfigRaw, 'market' | 'runner' | 'executor'> {
   readonly market: MarketConfig;
   readonly runner: RunnerConfig;
+  readonly executor: ExecutorConfig;
 }
 
 /** Deployment overrides: the few values that differ between a laptop, CI and a VPS. */
@@ -113,6 +116,7 @@ export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     ...base,
     market: parseWithSchema(MarketConfig, base.market, 'market'),
     runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
+    executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
   };
 }
 

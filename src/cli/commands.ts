@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
+import { registerExecutorCommand } from './executor-command.js';
 import { registerRunnerCommand } from './runner-command.js';
 import { registerSimCommand } from './sim-command.js';
 
@@ -10,7 +11,6 @@ import { registerSimCommand } from './sim-command.js';
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
   ['run', 'run runner, executor and supervisor in one process', 7],
-  ['executor', 'run the order executor only', 5],
   ['supervisor', 'run the safety supervisor only', 6],
   ['demo', 'paper-trade against the built-in simulator', 7],
   ['halt', 'halt quoting and cancel orders', 6],
@@ -23,7 +23,7 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
@@ -31,6 +31,7 @@ export class NotBuiltYetError extends MakerdError {
 export function registerCommands(program: Command): void {
   registerSimCommand(program);
   registerRunnerCommand(program);
+  registerExecutorCommand(program);
 
   program
     .command('time')

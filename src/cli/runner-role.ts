@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { ControlFlags, IntentBus } from '../bus/index.js';
 import { systemClock, type Clock } from '../core/index.js';
-import { RedisNonceSource, SpotClient, nonceKeyFor } from '../exchange/index.js';
+import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
   MarketMetrics,
@@ -16,7 +16,7 @@ import { RunnerMetrics } from '../runner/metrics.js';
 import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import type { BotSettings } from './bot-config.js';
-import { resolveCredentials } from './credentials.js';
+import { openExchangeClient } from './exchange-client.js';
 
 export interface RunnerRoleParts {
   readonly settings: BotSettings;
@@ -54,15 +54,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
   };
   try {
     await redis.connect();
-    const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
-    const client = new SpotClient({
-      baseUrl: settings.exchange.url,
-      credentials,
-      tier: settings.exchange.tier,
-      restHeadroom: settings.exchange.rest_headroom,
-      nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
-      clock,
-    });
+    const { client } = openExchangeClient(settings, redis, clock, parts.env, parts.configDir);
     opened.push(client);
     const pairs = await loadPairs(
       client,

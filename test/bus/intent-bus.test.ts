@@ -25,14 +25,16 @@ void describe('IntentBus', () => {
 
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
-    await bus.queue.obliterate({ force: true });
+    await bus.queueFor(PAIR).obliterate({ force: true });
     await bus.close();
     await deleteKeys(admin, prefix);
     await admin.quit();
   });
 
   const counts = () =>
-    bus.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+    bus
+      .queueFor(PAIR)
+      .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
 
   void it('publishing two slots leaves one waiting job for the pair and both intents pending', async () => {
     const result = await bus.publish([
@@ -58,7 +60,7 @@ void describe('IntentBus', () => {
       completed: 0,
       failed: 0,
     });
-    const [job] = await bus.queue.getWaiting();
+    const [job] = await bus.queueFor(PAIR).getWaiting();
     assert.equal(job?.name, 'intents');
     assert.equal(job?.data.pair, PAIR);
 
@@ -99,7 +101,7 @@ void describe('IntentBus', () => {
     const firstActive = deferred();
     const release = deferred();
     const w = new Worker<IntentJobData>(
-      bus.queueName,
+      bus.queueNameFor(PAIR),
       async (job) => {
         taken.push(await bus.take(job.data.pair, Date.now()));
         if (taken.length === 1) {
@@ -230,8 +232,43 @@ void describe('IntentBus', () => {
       ['XETHZUSD', PAIR, 'XETHZUSD'],
     );
     assert.deepEqual(await bus.pairsWithPending(), ['XETHZUSD', PAIR]);
-    const waiting = await bus.queue.getWaiting();
-    assert.deepEqual(waiting.map((j) => j.data.pair).sort(), ['XETHZUSD', PAIR]);
+    for (const pair of ['XETHZUSD', PAIR]) {
+      const waiting = await bus.queueFor(pair).getWaiting();
+      assert.deepEqual(
+        waiting.map((j) => j.data.pair),
+        [pair],
+        `one job in ${bus.queueNameFor(pair)}`,
+      );
+    }
+    await bus.queueFor('XETHZUSD').obliterate({ force: true });
+  });
+
+  void it('takeSlots removes only the generations it names; newer publishes stay pending', async () => {
+    const first = await bus.publish([
+      intent({ slot: 'bid:0', desired: bid('100') }),
+      intent({ slot: 'ask:0', desired: ask('110') }),
+    ]);
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('101') })]);
+    const picks = first.published.map((i) => ({ slot: i.slot, generation: i.generation }));
+    const taken = await bus.takeSlots(PAIR, picks);
+    assert.deepEqual(prices(taken), ['ask:0@110#1'], 'bid:0#1 was replaced by #2 meanwhile');
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@101#2']);
+    assert.deepEqual(await bus.pairsWithPending(), [PAIR]);
+    assert.deepEqual(prices(await bus.takeSlots(PAIR, [{ slot: 'bid:0', generation: 2 }])), [
+      'bid:0@101#2',
+    ]);
+    assert.deepEqual(await bus.pairsWithPending(), [], 'an empty register leaves the pair set');
+  });
+
+  void it('a delayed job (waiting for budget) is replaced by an immediate one on publish', async () => {
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('100') })]);
+    await bus.queueFor(PAIR).obliterate({ force: true });
+    await bus.enqueue(PAIR, { delayMs: 60_000 });
+    assert.equal((await counts()).delayed, 1);
+    assert.equal((await counts()).waiting, 0);
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('101') })]);
+    const after = await counts();
+    assert.deepEqual([after.delayed, after.waiting], [0, 1], 'the fresh intent runs now');
   });
 
   void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {

@@ -72,7 +72,8 @@ describe('runner role against the simulator and Redis', () => {
   });
 
   after(async () => {
-    await role?.bus.queue.obliterate({ force: true });
+    for (const p of ['XXBTZUSD', 'XETHZUSD'])
+      await role?.bus.queueFor(p).obliterate({ force: true });
     await role?.stop();
     await sim?.close();
   });
@@ -97,7 +98,7 @@ describe('runner role against the simulator and Redis', () => {
           assert.ok(price.lt(mid), `${intent.slot} ${price.toFixed()} below ${mid.toFixed()}`);
         else assert.ok(price.gt(mid), `${intent.slot} ${price.toFixed()} above ${mid.toFixed()}`);
       }
-      const jobs = await role.bus.queue.getJobs(['waiting', 'prioritized', 'delayed']);
+      const jobs = await role.bus.queueFor(pair).getJobs(['waiting', 'prioritized', 'delayed']);
       assert.ok(
         jobs.some((j) => (j.data as { pair?: string }).pair === pair),
         `a queue job wakes the executor for ${pair}`,

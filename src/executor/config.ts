@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** `executor:` in the daemon's YAML: how intents become order-entry calls. */
+export const ExecutorConfig = Type.Object(
+  {
+    /**
+     * Ratecount points kept free under the tier's max. Our level is a model of the exchange's; the
+     * headroom absorbs what the model cannot see (the supervisor's CancelAll, another process on
+     * the key) so a drift never becomes `EOrder:Rate limit exceeded`.
+     */
+    headroom_points: Type.Number({ minimum: 0, default: 2 }),
+    /**
+     * The `deadline` sent with every order-entry call, from the moment it is sent. Short, so an
+     * unanswered call is known not to execute soon after (the spec's minimum is 2 s; the extra
+     * second covers clock differences).
+     */
+    deadline_ms: Type.Integer({ minimum: 2_500, maximum: 60_000, default: 3_000 }),
+    /** Our own limit on waiting for an order-entry answer; past it the outcome is unknown. */
+    request_timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
+    /** Unknown outcomes are queried this long after the call's deadline. */
+    resolve_grace_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
+    /** Full reconciliation against OpenOrders and ClosedOrders (REST budget: 2 calls each time). */
+    reconcile_interval_ms: Type.Integer({ minimum: 5_000, default: 30_000 }),
+    /** Orders of the key that are not this instance's: `leave` them (default) or `cancel` them. */
+    foreign_orders: Type.Union([Type.Literal('leave'), Type.Literal('cancel')], {
+      default: 'leave',
+    }),
+    /**
+     * AddOrderBatch is used from this many orders up. The spec names no minimum, the exchange
+     * family documents 2; a one-order batch would halve AddOrder's price but may be refused.
+     */
+    add_batch_min_orders: Type.Integer({ minimum: 1, maximum: 15, default: 2 }),
+    /** Pairs this process may work (exchange ids or altnames); empty = every configured pair. */
+    pairs: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    /**
+     * A pair's lease: one executor works a pair at a time; a standby takes over when the owner
+     * stops renewing for this long.
+     */
+    lease_ttl_ms: Type.Integer({ minimum: 1_000, maximum: 120_000, default: 10_000 }),
+    /** How often a standby tries to take a pair whose owner is gone. */
+    lease_retry_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
+  },
+  // A misspelt option must stop start-up, not be ignored.
+  { additionalProperties: false },
+);
+export type ExecutorConfig = Static<typeof ExecutorConfig>;

@@ -1,0 +1,115 @@
+import { dec, decodeUserref, slotKey, type Side } from '../core/index.js';
+import type { Order } from '../exchange/endpoints/account.js';
+import type { PairInfo } from '../core/index.js';
+import type { SpotClient } from '../exchange/index.js';
+import { OTHER_LIMITS } from '../exchange/limits/index.js';
+import type { OrderState, TrackedOrder } from './types.js';
+
+/** Our record of what an exchange order looks like now, keeping what only we know (slot...). */
+export function viewOf(
+  txid: string,
+  o: Order,
+  known: TrackedOrder | undefined,
+  pair: string,
+  nowMs: number,
+): TrackedOrder {
+  const decoded = decodeUserref(o.userref);
+  const executed = dec(o.vol_exec);
+  const state: OrderState =
+    o.status === 'closed'
+      ? 'filled'
+      : o.status === 'canceled' || o.status === 'expired'
+        ? 'canceled'
+        : executed.gt(0)
+          ? 'partially-filled'
+          : 'open';
+  const flags = o.oflags.split(',');
+  const terminal = state === 'filled' || state === 'canceled';
+  return {
+    userref: o.userref ?? known?.userref ?? 0,
+    txid,
+    pair,
+    slot: known?.slot ?? (decoded === undefined ? 'foreign' : slotKey(decoded.slot)),
+    generation: known?.generation ?? decoded?.generation ?? 0,
+    side: o.descr.type === 'sell' ? 'sell' : 'buy',
+    price: o.descr.price,
+    volume: o.vol,
+    volumeExecuted: o.vol_exec,
+    cost: o.cost,
+    fee: o.fee,
+    postOnly: flags.includes('post'),
+    feeIn: flags.includes('fcib') ? 'base' : 'quote',
+    state,
+    // An adopted order's age is counted from a second after the exchange's open time, so clock
+    // differences make it look younger (dearer to touch), never older.
+    openedAtMs: known?.openedAtMs || Math.min(nowMs, Math.round(o.opentm * 1000) + 1_000),
+    sentAtMs: known?.sentAtMs ?? 0,
+    deadlineMs: known?.deadlineMs ?? 0,
+    updatedAtMs: nowMs,
+    pendingCall: null,
+    replaces: known?.replaces ?? null,
+    reason: terminal ? (o.reason ?? (state === 'filled' ? 'filled' : 'canceled')) : null,
+    origin: known?.origin ?? 'adopted',
+  };
+}
+
+export function isPairOrder(o: Order, pair: PairInfo): boolean {
+  return o.descr.pair === pair.altname || o.descr.pair === pair.id;
+}
+
+export function sideOf(o: Order): Side {
+  return o.descr.type === 'sell' ? 'sell' : 'buy';
+}
+
+/**
+ * The key's order reads shared by every pair this process works: OpenOrders has no pair filter,
+ * so concurrent syncs of several pairs share one call (and one REST point).
+ */
+export class OrderReads {
+  readonly #client: SpotClient;
+  #open: { atMs: number; result: Promise<Record<string, Order>> } | undefined;
+
+  constructor(client: SpotClient) {
+    this.#client = client;
+  }
+
+  /** Open orders fetched no earlier than `notBeforeMs`. */
+  open(notBeforeMs: number, nowMs: number): Promise<Record<string, Order>> {
+    const cached = this.#open;
+    if (cached !== undefined && cached.atMs >= notBeforeMs) return cached.result;
+    const result = this.#client.openOrders({}).then((r) => r.result.open);
+    this.#open = { atMs: nowMs, result };
+    result.catch(() => {
+      if (this.#open?.result === result) this.#open = undefined;
+    });
+    return result;
+  }
+
+  /** Closed orders opened or closed since `sinceMs`, every page (at most `maxPages`). */
+  async closedSince(sinceMs: number, maxPages = 10): Promise<Record<string, Order>> {
+    const out: Record<string, Order> = {};
+    const start = Math.floor(sinceMs / 1000);
+    for (let page = 0; page < maxPages; page++) {
+      const ofs = page * OTHER_LIMITS.closedOrdersPageSize;
+      const { result } = await this.#client.closedOrders({ start, ofs, closetime: 'both' });
+      const entries = Object.entries(result.closed);
+      for (const [txid, o] of entries) out[txid] = o;
+      if (
+        entries.length < OTHER_LIMITS.closedOrdersPageSize ||
+        ofs + entries.length >= result.count
+      )
+        break;
+    }
+    return out;
+  }
+
+  /** QueryOrders in chunks of 50 ids. */
+  async query(txids: readonly string[]): Promise<Record<string, Order>> {
+    const out: Record<string, Order> = {};
+    for (let i = 0; i < txids.length; i += 50) {
+      const { result } = await this.#client.queryOrders({ txid: txids.slice(i, i + 50) });
+      Object.assign(out, result);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,234 @@
+import { hostname } from 'node:os';
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ControlFlags, IntentBus, IntentJobData } from '../bus/index.js';
+import { silentLog, systemClock, type Clock, type Log, type PairInfo } from '../core/index.js';
+import type { SpotClient } from '../exchange/index.js';
+import { MATCHING_ENGINE } from '../exchange/limits/index.js';
+import type { ExecutorConfig } from './config.js';
+import { OrderReads } from './exchange-orders.js';
+import { PairLease } from './lease.js';
+import type { ExecutorMetrics } from './metrics.js';
+import { PairContext } from './pair-context.js';
+import { PairExecutor } from './pair-executor.js';
+import { RatecountStore } from './ratecount-store.js';
+import { OrderTracker } from './tracker/index.js';
+
+export interface ExecutorOptions {
+  readonly client: SpotClient;
+  readonly bus: IntentBus;
+  /** For the tracker, the ratecount mirror and the leases. */
+  readonly redis: Redis;
+  /** For BullMQ Workers (`maxRetriesPerRequest: null`); each Worker duplicates it to block. */
+  readonly workerRedis: Redis;
+  readonly pairs: readonly PairInfo[];
+  readonly instance: number;
+  readonly config: ExecutorConfig;
+  /** Base of the ratecount keys: ratecountKeyFor(apiKey). */
+  readonly ratecountKey: string;
+  readonly flags?: ControlFlags | undefined;
+  readonly metrics: ExecutorMetrics;
+  readonly clock?: Clock;
+  readonly log?: Log;
+  /** Shown as the lease owner (default host:pid). */
+  readonly owner?: string;
+}
+
+/** BullMQ settings for order-entry jobs (DESIGN.md §3.6): a stalled job is failed, never re-run. */
+const WORKER_SETTINGS = {
+  concurrency: 1,
+  maxStalledCount: 0,
+  lockDuration: 5_000,
+  stalledInterval: 5_000,
+  // Idle workers wake at least this often; a publish wakes them at once.
+  drainDelay: 5,
+} as const;
+
+interface Held {
+  readonly lease: PairLease;
+  readonly pe: PairExecutor;
+  readonly worker: Worker<IntentJobData>;
+}
+
+export interface ExecutorPairStatus {
+  readonly pair: string;
+  readonly held: boolean;
+  readonly orders: number;
+  readonly unknown: number;
+}
+
+/**
+ * The executor role: for each pair it may work, takes the pair's lease (or waits as a standby),
+ * then runs a PairExecutor fed by a BullMQ Worker on the pair's queue. Losing a lease stops that
+ * pair's work at once; another process takes it over from the tracker and the exchange.
+ */
+export class Executor {
+  readonly #o: ExecutorOptions;
+  readonly #clock: Clock;
+  readonly #log: Log;
+  readonly #tracker: OrderTracker;
+  readonly #ratecount: RatecountStore;
+  readonly #reads: OrderReads;
+  readonly #held = new Map<string, Held>();
+  readonly #owner: string;
+  #timer: NodeJS.Timeout | undefined;
+  #beat: NodeJS.Timeout | undefined;
+  #stopping = false;
+  #ticking: Promise<void> = Promise.resolve();
+
+  constructor(options: ExecutorOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.log ?? silentLog;
+    this.#owner = options.owner ?? `${hostname()}:${process.pid}`;
+    const limits = MATCHING_ENGINE[options.client.tier];
+    this.#tracker = new OrderTracker({ redis: options.redis, prefix: options.bus.prefix });
+    this.#ratecount = new RatecountStore(options.redis, options.ratecountKey, limits);
+    this.#reads = new OrderReads(options.client);
+    for (const p of this.#pairs()) {
+      options.metrics.ratecountMax.set({ pair: p.id }, limits.max);
+      options.metrics.leases.set({ pair: p.id }, 0);
+    }
+  }
+
+  get tracker(): OrderTracker {
+    return this.#tracker;
+  }
+
+  get ratecount(): RatecountStore {
+    return this.#ratecount;
+  }
+
+  /** Takes every free pair now, then keeps renewing and retrying in the background. */
+  async start(): Promise<void> {
+    await this.#tick();
+    const every = Math.min(this.#o.config.lease_retry_ms, this.#o.config.lease_ttl_ms / 3);
+    this.#timer = setInterval(() => {
+      this.#ticking = this.#ticking.then(() => this.#tick());
+    }, every);
+    if (this.#o.flags !== undefined) {
+      const flags = this.#o.flags;
+      const beat = (): void => {
+        void flags.beat('executor', this.#clock.now(), 15_000).catch(() => undefined);
+      };
+      beat();
+      this.#beat = setInterval(beat, 5_000);
+    }
+  }
+
+  /** The pair's executor while this process holds it. */
+  pair(id: string): PairExecutor | undefined {
+    return this.#held.get(id)?.pe;
+  }
+
+  status(): ExecutorPairStatus[] {
+    return this.#pairs().map((p) => {
+      const held = this.#held.get(p.id);
+      const orders = held === undefined ? [] : [...held.pe.ctx.orders.values()];
+      return {
+        pair: p.id,
+        held: held !== undefined,
+        orders: orders.length,
+        unknown: orders.filter((o) => o.state === 'unknown').length,
+      };
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#timer);
+    clearInterval(this.#beat);
+    await this.#ticking;
+    await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
+    await this.#tracker.close();
+  }
+
+  #pairs(): readonly PairInfo[] {
+    const only = this.#o.config.pairs;
+    if (only.length === 0) return this.#o.pairs;
+    return this.#o.pairs.filter((p) => only.includes(p.id) || only.includes(p.altname));
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopping) return;
+    await Promise.all(
+      this.#pairs().map(async (p) => {
+        try {
+          const held = this.#held.get(p.id);
+          if (held !== undefined) {
+            if (!(await held.lease.renew()))
+              await this.#let(p.id, 'lease taken by another process');
+          } else {
+            await this.#take(p);
+          }
+        } catch (err) {
+          this.#log.error(
+            { pair: p.id, err: err instanceof Error ? err.message : String(err) },
+            'lease step failed',
+          );
+        }
+      }),
+    );
+  }
+
+  async #take(pair: PairInfo): Promise<void> {
+    const o = this.#o;
+    const lease = new PairLease(
+      o.redis,
+      o.bus.prefix,
+      pair.id,
+      this.#owner,
+      o.config.lease_ttl_ms,
+      this.#clock,
+    );
+    if (!(await lease.tryAcquire())) return;
+    const log = this.#log.child({ pair: pair.id });
+    const ctx = new PairContext({
+      pair,
+      instance: o.instance,
+      client: o.client,
+      bus: o.bus,
+      tracker: this.#tracker,
+      ratecount: this.#ratecount,
+      reads: this.#reads,
+      lease,
+      flags: o.flags,
+      config: o.config,
+      limits: this.#ratecount.limits,
+      clock: this.#clock,
+      metrics: o.metrics,
+      log,
+    });
+    const pe = new PairExecutor(ctx);
+    const worker = new Worker<IntentJobData>(
+      o.bus.queueNameFor(pair.id),
+      async () => {
+        await pe.drain();
+      },
+      { connection: o.workerRedis, prefix: o.bus.bullPrefix, autorun: false, ...WORKER_SETTINGS },
+    );
+    worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
+    this.#held.set(pair.id, { lease, pe, worker });
+    o.metrics.leases.set({ pair: pair.id }, 1);
+    log.info({ owner: this.#owner }, 'pair taken: this executor works its order entry');
+    try {
+      await pe.start();
+    } catch (err) {
+      await this.#let(pair.id, `start failed: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    void worker.run();
+  }
+
+  async #let(id: string, why: string): Promise<void> {
+    const held = this.#held.get(id);
+    if (held === undefined) return;
+    this.#held.delete(id);
+    held.pe.stop();
+    this.#o.metrics.leases.set({ pair: id }, 0);
+    await held.worker.close(why !== 'stopping');
+    await held.pe.idle();
+    await held.lease.release().catch(() => undefined);
+    this.#log.info({ pair: id, why }, 'pair released');
+  }
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../core/index.js';
+import { ExecutorError } from './errors.js';
+
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+/**
+ * One executor works a pair at a time (DESIGN.md §3.7): whoever holds the pair's lease. The lease
+ * is a Redis key with a random token and a TTL the owner keeps renewing; a standby takes it when
+ * the owner stops. The token is also the fence for the tracker's writes, and the owner stops
+ * sending as soon as its last renewal is older than the TTL minus a margin, before Redis could
+ * hand the pair to someone else.
+ */
+export class PairLease {
+  readonly key: string;
+  readonly token: string;
+  readonly #redis: Redis;
+  readonly #ttlMs: number;
+  readonly #clock: Clock;
+  #validUntilMs = 0;
+
+  constructor(
+    redis: Redis,
+    prefix: string,
+    pair: string,
+    owner: string,
+    ttlMs: number,
+    clock: Clock,
+  ) {
+    this.#redis = redis;
+    this.key = `${prefix}:exec-lease:${pair}`;
+    this.token = `${owner}#${randomUUID()}`;
+    this.#ttlMs = ttlMs;
+    this.#clock = clock;
+  }
+
+  get fence(): { key: string; token: string } {
+    return { key: this.key, token: this.token };
+  }
+
+  /** True while our last successful renewal leaves at least a third of the TTL. */
+  held(): boolean {
+    return this.#clock.now() < this.#validUntilMs;
+  }
+
+  async tryAcquire(): Promise<boolean> {
+    const started = this.#clock.now();
+    const reply = await this.#call(() =>
+      this.#redis.set(this.key, this.token, 'PX', this.#ttlMs, 'NX'),
+    );
+    if (reply === 'OK') this.#validUntilMs = started + (this.#ttlMs * 2) / 3;
+    return reply === 'OK';
+  }
+
+  /** Extends the lease; false (and no longer held) when someone else owns it now. */
+  async renew(): Promise<boolean> {
+    const started = this.#clock.now();
+    const reply = await this.#call(() =>
+      this.#redis.eval(RENEW, 1, this.key, this.token, String(this.#ttlMs)),
+    );
+    if (reply === 1) this.#validUntilMs = started + (this.#ttlMs * 2) / 3;
+    else this.#validUntilMs = 0;
+    return reply === 1;
+  }
+
+  async release(): Promise<void> {
+    this.#validUntilMs = 0;
+    await this.#call(() => this.#redis.eval(RELEASE, 1, this.key, this.token));
+  }
+
+  /** Who holds the pair now (the owner label before '#'), or undefined. */
+  async owner(): Promise<string | undefined> {
+    const value = await this.#call(() => this.#redis.get(this.key));
+    return value === null ? undefined : value.split('#')[0];
+  }
+
+  async #call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new ExecutorError('EXECUTOR_REDIS', `lease ${this.key}`, err);
+    }
+  }
+}

@@ -1,0 +1,359 @@
+import { dec, encodeUserref, parseSlotKey, toWire, type OrderIntent } from '../core/index.js';
+import type { CallOptions } from '../exchange/index.js';
+import { classifyFailure, type Failure } from './outcome.js';
+import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
+import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
+import type { TrackedOrder } from './types.js';
+import { stamped } from './wire-stamp.js';
+
+/**
+ * Runs one planned call and moves the records it touches through their states. The record of an
+ * order is written before its call is sent (write-ahead: a crash mid-call leaves a `pending-new`
+ * or a `pendingCall` the next owner resolves by query), and every call carries a `deadline` so an
+ * unanswered one is known dead soon after.
+ */
+export class OrderCalls {
+  readonly #ctx: PairContext;
+
+  constructor(ctx: PairContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Userrefs of orders a cancel of this plan removed: their replacements may go out. */
+  readonly cancelled = new Set<number>();
+
+  async run(call: PlannedCall, budgetFreeAtMs: number): Promise<void> {
+    const { metrics } = this.#ctx.deps;
+    metrics.ratecountPoints.inc({ pair: this.#ctx.id, action: call.kind }, call.cost);
+    switch (call.kind) {
+      case 'CancelOrder':
+        return this.#cancel([call.item], call.kind, budgetFreeAtMs);
+      case 'CancelOrderBatch':
+        return this.#cancel(call.items, call.kind, budgetFreeAtMs);
+      case 'EditOrder':
+        return this.#edit(call.item, budgetFreeAtMs);
+      case 'AddOrder':
+      case 'AddOrderBatch': {
+        const items = (call.kind === 'AddOrder' ? [call.item] : call.items).filter(
+          (i) => i.replacing === undefined || this.cancelled.has(i.replacing.userref),
+        );
+        if (items.length === 0) return;
+        return this.#add(items, call.kind === 'AddOrder' || items.length === 1, budgetFreeAtMs);
+      }
+    }
+  }
+
+  // ---- add ------------------------------------------------------------------------------------
+
+  async #add(items: readonly AddItem[], single: boolean, freeAtMs: number): Promise<void> {
+    const ctx = this.#ctx;
+    const { client, instance } = ctx.deps;
+    const sentAtMs = ctx.now();
+    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
+    const records = items.map((item) => {
+      const userref = encodeUserref(
+        instance,
+        parseSlotKey(item.intent.slot),
+        item.intent.generation,
+      );
+      return pendingRecord(ctx.id, item.intent, userref, item, sentAtMs, deadlineMs);
+    });
+    await ctx.persist(records);
+    const fields = items.map((item, i) => ({
+      userref: (records[i] as TrackedOrder).userref,
+      ordertype: 'limit' as const,
+      type: item.side,
+      volume: item.volume,
+      price: item.price,
+      oflags: item.postOnly ? 'post,fciq' : 'fciq',
+    }));
+    const deadline = new Date(deadlineMs).toISOString();
+    const action = single ? 'AddOrder' : 'AddOrderBatch';
+    try {
+      if (single) {
+        const f = fields[0] as (typeof fields)[number];
+        const res = await this.#wire(items, freeAtMs, (o) =>
+          client.addOrder({ pair: ctx.id, ...f, deadline }, o),
+        );
+        const txid = res.result.txid?.[0];
+        const rec = records[0] as TrackedOrder;
+        if (txid === undefined) await this.#unknown([rec], action, 'no txid in answer');
+        else await this.#opened(rec, txid, action);
+        return;
+      }
+      const res = await this.#wire(items, freeAtMs, (o) =>
+        client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
+      );
+      const answers = res.result.orders;
+      for (const [i, rec] of records.entries()) {
+        const answer = answers[i] as { txid?: unknown; error?: unknown } | undefined;
+        if (typeof answer?.txid === 'string') await this.#opened(rec, answer.txid, action);
+        else if (typeof answer?.error === 'string') {
+          await this.#failed([rec], action, {
+            kind: 'rejected',
+            reason: answer.error,
+            then: 'drop',
+          });
+        } else await this.#unknown([rec], action, 'batch answer without txid');
+      }
+    } catch (err) {
+      await this.#failed(records, action, classifyFailure(err));
+    }
+  }
+
+  async #opened(rec: TrackedOrder, txid: string, action: string): Promise<void> {
+    const ctx = this.#ctx;
+    ctx.deps.metrics.actions.inc({ pair: ctx.id, action, outcome: 'ok' });
+    await ctx.persist([
+      {
+        ...rec,
+        txid,
+        state: dec(rec.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
+        pendingCall: null,
+        openedAtMs: ctx.now(),
+        updatedAtMs: ctx.now(),
+      },
+    ]);
+  }
+
+  // ---- edit -----------------------------------------------------------------------------------
+
+  async #edit(item: EditItem, freeAtMs: number): Promise<void> {
+    const ctx = this.#ctx;
+    const { client, instance } = ctx.deps;
+    const orig = item.order;
+    const sentAtMs = ctx.now();
+    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
+    const userref = encodeUserref(instance, parseSlotKey(item.intent.slot), item.intent.generation);
+    const next: TrackedOrder = {
+      ...pendingRecord(
+        ctx.id,
+        item.intent,
+        userref,
+        { ...item, side: orig.side },
+        sentAtMs,
+        deadlineMs,
+      ),
+      volume: item.volume,
+      volumeExecuted: orig.volumeExecuted,
+      cost: orig.cost,
+      fee: orig.fee,
+      feeIn: orig.feeIn,
+      pendingCall: 'edit',
+      replaces: orig.txid,
+    };
+    const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
+    await ctx.persist([origSent, next]);
+    try {
+      const res = await this.#wire([item], freeAtMs, (o) =>
+        client.editOrder(
+          {
+            txid: orig.txid as string,
+            pair: ctx.id,
+            volume: item.volume,
+            price: item.price,
+            userref,
+            ...(item.postOnly ? { oflags: 'post' } : {}),
+            deadline: new Date(deadlineMs).toISOString(),
+          },
+          o,
+        ),
+      );
+      const txid = res.result.txid;
+      if (txid === undefined) {
+        await this.#unknown([origSent, next], 'EditOrder', 'no txid in answer');
+        return;
+      }
+      ctx.deps.metrics.actions.inc({ pair: ctx.id, action: 'EditOrder', outcome: 'ok' });
+      const now = ctx.now();
+      await ctx.persist([
+        { ...origSent, state: 'canceled', pendingCall: null, reason: 'replaced', updatedAtMs: now },
+        {
+          ...next,
+          txid,
+          state: dec(next.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
+          pendingCall: null,
+          openedAtMs: now,
+          updatedAtMs: now,
+        },
+      ]);
+    } catch (err) {
+      const failure = classifyFailure(err);
+      if (failure.kind === 'unknown') {
+        await this.#failed([origSent, next], 'EditOrder', failure);
+        return;
+      }
+      // Refused: the replacement never existed; the original is as it was, or gone (filled or
+      // cancelled meanwhile), which a query settles.
+      await this.#failed([next], 'EditOrder', failure);
+      const back: TrackedOrder =
+        failure.then === 'gone'
+          ? { ...orig, state: 'unknown', pendingCall: null, deadlineMs: 0 }
+          : orig;
+      await ctx.persist([{ ...back, updatedAtMs: ctx.now() }]);
+    }
+  }
+
+  // ---- cancel ---------------------------------------------------------------------------------
+
+  async #cancel(items: readonly CancelItem[], kind: string, freeAtMs: number): Promise<void> {
+    const ctx = this.#ctx;
+    const { client } = ctx.deps;
+    const sentAtMs = ctx.now();
+    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
+    const sent = items.map((i): TrackedOrder => ({
+      ...i.order,
+      pendingCall: 'cancel',
+      sentAtMs,
+      deadlineMs,
+    }));
+    await ctx.persist(sent);
+    const txids = sent.map((o) => o.txid as string);
+    try {
+      const res = await this.#wire(items, freeAtMs, (o) =>
+        kind === 'CancelOrder'
+          ? client.cancelOrder({ txid: txids[0] as string }, o)
+          : client.cancelOrderBatch({ orders: txids }, o),
+      );
+      if (res.result.count === sent.length) {
+        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'ok' });
+        const now = ctx.now();
+        await ctx.persist(
+          sent.map((o) => ({
+            ...o,
+            state: 'canceled' as const,
+            pendingCall: null,
+            reason: 'cancelled',
+            updatedAtMs: now,
+          })),
+        );
+        for (const o of sent) this.cancelled.add(o.userref);
+        return;
+      }
+      // Fewer than asked: some were filled or gone already. Which ones, a query says.
+      ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'partial' });
+      await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
+    } catch (err) {
+      const failure = classifyFailure(err);
+      if (failure.kind === 'rejected' && failure.then === 'gone') {
+        await this.#failed(sent, kind, failure);
+        await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
+        return;
+      }
+      await this.#failed(sent, kind, failure);
+      if (failure.kind === 'rejected') {
+        await ctx.persist(sent.map((o) => ({ ...o, pendingCall: null })));
+      }
+    }
+  }
+
+  // ---- shared ---------------------------------------------------------------------------------
+
+  /** Sends with our own timeout, measuring tick-to-wire and the intent's wait. */
+  #wire<T>(
+    items: readonly { readonly intent: OrderIntent }[],
+    freeAtMs: number,
+    send: (options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const ctx = this.#ctx;
+    const { metrics, config, clock } = ctx.deps;
+    const signal = AbortSignal.timeout(config.request_timeout_ms);
+    return stamped(
+      clock,
+      () => send({ signal }),
+      (atMs) => {
+        for (const { intent } of items) {
+          const from = Math.max(intent.snapshotAtMs, freeAtMs);
+          metrics.tickToWire.observe({ pair: ctx.id }, Math.max(0, atMs - from) / 1000);
+          metrics.intentWait.observe(
+            { pair: ctx.id },
+            Math.max(0, atMs - intent.createdAtMs) / 1000,
+          );
+        }
+      },
+    );
+  }
+
+  async #unknown(records: readonly TrackedOrder[], action: string, reason: string): Promise<void> {
+    await this.#failed(records, action, { kind: 'unknown', reason });
+  }
+
+  async #failed(records: readonly TrackedOrder[], action: string, failure: Failure): Promise<void> {
+    const ctx = this.#ctx;
+    const { metrics, log, ratecount } = ctx.deps;
+    const now = ctx.now();
+    if (failure.kind === 'unknown') {
+      metrics.actions.inc({ pair: ctx.id, action, outcome: 'unknown' });
+      log.warn(
+        { action, reason: failure.reason, orders: records.length },
+        'order-entry outcome unknown',
+      );
+      await ctx.persist(
+        records.map((r) => ({ ...r, state: 'unknown' as const, updatedAtMs: now })),
+      );
+      return;
+    }
+    metrics.actions.inc({ pair: ctx.id, action, outcome: 'rejected' });
+    metrics.rejections.inc({ pair: ctx.id, error: failure.reason });
+    log.warn({ action, error: failure.reason }, 'order entry refused');
+    const placed = records.filter((r) => r.state === 'pending-new');
+    await ctx.persist(
+      placed.map((r) => ({
+        ...r,
+        state: 'rejected' as const,
+        pendingCall: null,
+        reason: failure.reason,
+        updatedAtMs: now,
+      })),
+    );
+    switch (failure.then) {
+      case 'mode':
+        ctx.learnedMode = failure.reason.includes('cancel_only') ? 'cancel_only' : 'post_only';
+        ctx.modeUntilMs = now + MODE_HOLD_MS;
+        break;
+      case 'ratecount':
+        // Our model was behind the exchange's: take its word and start from full.
+        metrics.ratecountLevel.set({ pair: ctx.id }, (await ratecount.fill(ctx.id, now)).level);
+        break;
+      case 'wait':
+        ctx.pausedUntilMs = Math.max(ctx.pausedUntilMs, failure.untilMs ?? now + 1_000);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function pendingRecord(
+  pair: string,
+  intent: OrderIntent,
+  userref: number,
+  item: { side: 'buy' | 'sell'; price: string; volume: string; postOnly: boolean },
+  sentAtMs: number,
+  deadlineMs: number,
+): TrackedOrder {
+  return {
+    userref,
+    txid: null,
+    pair,
+    slot: intent.slot,
+    generation: intent.generation,
+    side: item.side,
+    price: toWire(dec(item.price)),
+    volume: toWire(dec(item.volume)),
+    volumeExecuted: '0',
+    cost: '0',
+    fee: '0',
+    postOnly: item.postOnly,
+    feeIn: 'quote',
+    state: 'pending-new',
+    openedAtMs: 0,
+    sentAtMs,
+    deadlineMs,
+    updatedAtMs: sentAtMs,
+    pendingCall: 'add',
+    replaces: null,
+    reason: null,
+    origin: 'placed',
+  };
+}

@@ -1,0 +1,223 @@
+import { decodeUserref } from '../core/index.js';
+import type { Order } from '../exchange/endpoints/account.js';
+import { cancelBatchPenalty } from '../exchange/limits/index.js';
+import { isPairOrder, viewOf } from './exchange-orders.js';
+import type { PairContext } from './pair-context.js';
+import type { TrackedOrder } from './types.js';
+
+/** Closed orders are searched from this long before the oldest record in question was sent. */
+const CLOSED_LOOKBACK_MS = 10_000;
+
+export interface SyncResult {
+  /** Records whose outcome is still open: their calls' deadlines have not passed. */
+  readonly waiting: number;
+  /** Earliest time one of them can be resolved (epoch ms), if any. */
+  readonly nextDueMs: number | undefined;
+  readonly adopted: number;
+  readonly resolved: number;
+}
+
+/**
+ * Brings the pair's records in line with the exchange (DESIGN.md §3.6): unknown outcomes are
+ * resolved by query once their deadline has passed, never guessed; a full sync also adopts our
+ * own orders the tracker does not know (a crash between send and write), counts or cancels
+ * foreign ones, and chases records that vanished from OpenOrders through ClosedOrders and
+ * QueryOrders.
+ */
+export class OrderSync {
+  readonly #ctx: PairContext;
+
+  constructor(ctx: PairContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Whether any record waits for resolution, and from when it can be resolved. */
+  dueAt(): number | undefined {
+    let due: number | undefined;
+    for (const o of this.#ctx.orders.values()) {
+      if (o.state !== 'unknown' && o.state !== 'pending-new') continue;
+      const at = this.#dueOf(o);
+      due = due === undefined ? at : Math.min(due, at);
+    }
+    return due;
+  }
+
+  /**
+   * `unknowns`: only records in doubt whose deadline passed. `all`: every record, plus adoption
+   * of unknown own orders and the foreign count.
+   */
+  async run(scope: 'unknowns' | 'all'): Promise<SyncResult> {
+    const ctx = this.#ctx;
+    const { reads, instance, metrics, log } = ctx.deps;
+    const now = ctx.now();
+    const inDoubt = [...ctx.orders.values()].filter(
+      (o) => o.state === 'unknown' || o.state === 'pending-new',
+    );
+    const due = inDoubt.filter((o) => this.#dueOf(o) <= now);
+    const notDue = inDoubt.filter((o) => this.#dueOf(o) > now);
+    const subjects =
+      scope === 'all' ? [...ctx.orders.values()].filter((o) => !notDue.includes(o)) : due;
+    if (scope === 'unknowns' && subjects.length === 0) return this.#result(notDue, 0, 0);
+
+    // OpenOrders taken after every subject's call was sent (and its deadline passed).
+    const open = await reads.open(now, now);
+    const openOurs = new Map<string, Order>();
+    let foreign = 0;
+    const foreignTxids: string[] = [];
+    for (const [txid, o] of Object.entries(open)) {
+      if (!isPairOrder(o, ctx.deps.pair)) continue;
+      if (decodeUserref(o.userref)?.instance === instance) openOurs.set(txid, o);
+      else {
+        foreign += 1;
+        foreignTxids.push(txid);
+      }
+    }
+    const openByUserref = new Map<number, [string, Order]>();
+    for (const [txid, o] of openOurs)
+      if (o.userref !== null) openByUserref.set(o.userref, [txid, o]);
+
+    let resolved = 0;
+    const missing: TrackedOrder[] = [];
+    const seenTxids = new Set<string>();
+    for (const rec of subjects) {
+      const hit =
+        rec.txid !== null && openOurs.has(rec.txid)
+          ? ([rec.txid, openOurs.get(rec.txid) as Order] as const)
+          : rec.txid === null || rec.pendingCall === 'edit'
+            ? openByUserref.get(rec.userref)
+            : undefined;
+      if (hit === undefined) {
+        missing.push(rec);
+        continue;
+      }
+      seenTxids.add(hit[0]);
+      await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
+      if (rec.state === 'unknown' || rec.state === 'pending-new') {
+        metrics.unknowns.inc({ pair: ctx.id, resolution: 'open' });
+        resolved += 1;
+      }
+    }
+
+    let adopted = 0;
+    if (scope === 'all') {
+      ctx.foreignOpen = foreign;
+      for (const [txid, o] of openOurs) {
+        if (seenTxids.has(txid) || ctx.byTxid(txid) !== undefined) continue;
+        const pendingTwin = o.userref === null ? undefined : ctx.orders.get(o.userref);
+        if (pendingTwin !== undefined && notDue.includes(pendingTwin)) continue;
+        await ctx.apply(viewOf(txid, o, undefined, ctx.id, ctx.now()));
+        adopted += 1;
+        log.warn(
+          { txid, userref: o.userref },
+          'adopted an open order of ours the tracker did not know',
+        );
+      }
+      if (ctx.deps.config.foreign_orders === 'cancel' && foreignTxids.length > 0) {
+        await this.#cancelForeign(foreignTxids, open);
+      }
+    }
+
+    if (missing.length > 0) resolved += await this.#settleMissing(missing);
+    metrics.reconciles.inc({ pair: ctx.id, outcome: scope });
+    return this.#result(notDue, adopted, resolved);
+  }
+
+  /** Records not open any more: their final state from ClosedOrders, else QueryOrders. */
+  async #settleMissing(missing: readonly TrackedOrder[]): Promise<number> {
+    const ctx = this.#ctx;
+    const { reads, metrics, log } = ctx.deps;
+    const since = Math.min(...missing.map((o) => o.sentAtMs || o.openedAtMs || ctx.now()));
+    const closed = await reads.closedSince(since - CLOSED_LOOKBACK_MS);
+    const closedByUserref = new Map<number, [string, Order]>();
+    for (const [txid, o] of Object.entries(closed)) {
+      if (o.userref !== null && isPairOrder(o, ctx.deps.pair))
+        closedByUserref.set(o.userref, [txid, o]);
+    }
+    let resolved = 0;
+    const toQuery: TrackedOrder[] = [];
+    for (const rec of missing) {
+      const hit =
+        rec.txid !== null && closed[rec.txid] !== undefined
+          ? ([rec.txid, closed[rec.txid] as Order] as const)
+          : rec.txid === null || rec.pendingCall === 'edit'
+            ? closedByUserref.get(rec.userref)
+            : undefined;
+      if (hit !== undefined) {
+        await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
+        metrics.unknowns.inc({ pair: ctx.id, resolution: 'closed' });
+        resolved += 1;
+      } else if (rec.txid !== null && rec.pendingCall !== 'edit') {
+        toQuery.push(rec);
+      } else {
+        // Never reached the book by its deadline: the call did not execute.
+        await ctx.persist([
+          {
+            ...rec,
+            state: 'rejected',
+            pendingCall: null,
+            reason: 'not executed',
+            updatedAtMs: ctx.now(),
+          },
+        ]);
+        metrics.unknowns.inc({ pair: ctx.id, resolution: 'not-executed' });
+        resolved += 1;
+      }
+    }
+    if (toQuery.length > 0) {
+      const found = await reads.query(toQuery.map((o) => o.txid as string));
+      for (const rec of toQuery) {
+        const o = found[rec.txid as string];
+        if (o !== undefined) {
+          await ctx.apply(viewOf(rec.txid as string, o, rec, ctx.id, ctx.now()));
+          metrics.unknowns.inc({ pair: ctx.id, resolution: 'queried' });
+        } else {
+          log.error(
+            { txid: rec.txid, userref: rec.userref },
+            'order unknown to the exchange; dropped as lost',
+          );
+          await ctx.persist([
+            {
+              ...rec,
+              state: 'canceled',
+              pendingCall: null,
+              reason: 'lost',
+              updatedAtMs: ctx.now(),
+            },
+          ]);
+          metrics.unknowns.inc({ pair: ctx.id, resolution: 'lost' });
+        }
+        resolved += 1;
+      }
+    }
+    return resolved;
+  }
+
+  async #cancelForeign(txids: readonly string[], open: Record<string, Order>): Promise<void> {
+    const ctx = this.#ctx;
+    const { client, ratecount, log } = ctx.deps;
+    for (let i = 0; i < txids.length; i += 50) {
+      const chunk = txids.slice(i, i + 50);
+      const ages = chunk.map((t) => ctx.now() - Math.round((open[t]?.opentm ?? 0) * 1000));
+      await ratecount.add(ctx.id, cancelBatchPenalty(ages, ctx.deps.limits.max), ctx.now());
+      const res = await client.cancelOrderBatch({ orders: chunk });
+      log.warn(
+        { count: res.result.count },
+        'cancelled foreign orders of the key (foreign_orders: cancel)',
+      );
+    }
+  }
+
+  #dueOf(o: TrackedOrder): number {
+    return o.deadlineMs + this.#ctx.deps.config.resolve_grace_ms;
+  }
+
+  #result(notDue: readonly TrackedOrder[], adopted: number, resolved: number): SyncResult {
+    const dues = notDue.map((o) => this.#dueOf(o));
+    return {
+      waiting: notDue.length,
+      nextDueMs: dues.length === 0 ? undefined : Math.min(...dues),
+      adopted,
+      resolved,
+    };
+  }
+}

@@ -1,0 +1,135 @@
+import type { ControlFlags, IntentBus } from '../bus/index.js';
+import type { Clock, Log, PairInfo, TradingMode } from '../core/index.js';
+import type { SpotClient } from '../exchange/index.js';
+import type { MatchingEngineLimits } from '../exchange/limits/index.js';
+import type { ExecutorConfig } from './config.js';
+import type { OrderReads } from './exchange-orders.js';
+import type { PairLease } from './lease.js';
+import type { ExecutorMetrics } from './metrics.js';
+import type { RatecountStore } from './ratecount-store.js';
+import type { OrderTracker } from './tracker/index.js';
+import { TERMINAL_STATES, type TrackedOrder } from './types.js';
+import { ExecutorError } from './errors.js';
+
+/** Everything one pair's executor works with; built by Executor for each pair it holds. */
+export interface PairDeps {
+  readonly pair: PairInfo;
+  readonly instance: number;
+  readonly client: SpotClient;
+  readonly bus: IntentBus;
+  readonly tracker: OrderTracker;
+  readonly ratecount: RatecountStore;
+  readonly reads: OrderReads;
+  readonly lease: PairLease;
+  readonly flags: ControlFlags | undefined;
+  readonly config: ExecutorConfig;
+  readonly limits: MatchingEngineLimits;
+  readonly clock: Clock;
+  readonly metrics: ExecutorMetrics;
+  readonly log: Log;
+}
+
+/** How long a mode learned from a refusal holds before order entry tries again. */
+export const MODE_HOLD_MS = 5_000;
+
+/**
+ * The pair's live orders in memory, written through to the tracker. This process is the pair's
+ * only writer while it holds the lease, so the copy in memory is the tracker's, and reading it
+ * costs no Redis round trip on the way to the wire.
+ */
+export class PairContext {
+  readonly deps: PairDeps;
+  readonly orders = new Map<number, TrackedOrder>();
+  /** Orders of the key on this pair that are not ours, from the last OpenOrders. */
+  foreignOpen = 0;
+  /** A mode the exchange told us by refusing (cancel_only...), until `modeUntilMs`. */
+  learnedMode: TradingMode | undefined;
+  modeUntilMs = 0;
+  /** No order entry before this time (throttled, engine unavailable). */
+  pausedUntilMs = 0;
+
+  constructor(deps: PairDeps) {
+    this.deps = deps;
+  }
+
+  get id(): string {
+    return this.deps.pair.id;
+  }
+
+  now(): number {
+    return this.deps.clock.now();
+  }
+
+  /** The order a slot holds: the newest live record of that slot. */
+  slotOrder(slot: string): TrackedOrder | undefined {
+    let found: TrackedOrder | undefined;
+    for (const o of this.orders.values()) {
+      if (o.slot === slot && (found === undefined || o.sentAtMs >= found.sentAtMs)) found = o;
+    }
+    return found;
+  }
+
+  byTxid(txid: string): TrackedOrder | undefined {
+    for (const o of this.orders.values()) if (o.txid === txid) return o;
+    return undefined;
+  }
+
+  /** Orders of the key on the pair as the exchange counts them for its open-orders limit. */
+  openCount(): number {
+    return this.orders.size + this.foreignOpen;
+  }
+
+  mode(): TradingMode {
+    if (this.deps.flags?.current().halted === true) return 'halted';
+    if (this.learnedMode !== undefined && this.now() < this.modeUntilMs) return this.learnedMode;
+    return 'online';
+  }
+
+  assertHeld(): void {
+    if (!this.deps.lease.held()) {
+      throw new ExecutorError('EXECUTOR_LEASE_LOST', `lease of ${this.id} lost`);
+    }
+  }
+
+  /** Writes records through to the tracker (fenced by the lease) and updates the memory copy. */
+  async persist(records: readonly TrackedOrder[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.deps.tracker.put(records, this.deps.lease.fence);
+    this.remember(records);
+  }
+
+  /** Applies an exchange view: fills are derived and recorded by the tracker. */
+  async apply(view: TrackedOrder): Promise<void> {
+    const fill = await this.deps.tracker.applyView(view, this.now(), this.deps.lease.fence);
+    this.remember([view]);
+    if (fill !== undefined) {
+      this.deps.metrics.fills.inc({ pair: this.id, side: fill.side });
+      this.deps.log.info(
+        { txid: fill.txid, side: fill.side, price: fill.price, volume: fill.volume, fee: fill.fee },
+        'fill',
+      );
+    }
+  }
+
+  remember(records: readonly TrackedOrder[]): void {
+    for (const r of records) {
+      if (TERMINAL_STATES.has(r.state)) this.orders.delete(r.userref);
+      else this.orders.set(r.userref, r);
+    }
+  }
+
+  /** Gauges from the memory copy and the tracker's position. */
+  async publishGauges(): Promise<void> {
+    const { metrics } = this.deps;
+    const pair = this.id;
+    const counts = new Map<string, number>();
+    for (const o of this.orders.values()) counts.set(o.state, (counts.get(o.state) ?? 0) + 1);
+    for (const state of ['pending-new', 'open', 'partially-filled', 'unknown']) {
+      metrics.ordersByState.set({ pair, state }, counts.get(state) ?? 0);
+    }
+    const position = await this.deps.tracker.position(pair);
+    metrics.inventoryBase.set({ pair }, Number(position.base));
+    metrics.inventoryQuote.set({ pair }, Number(position.quote));
+    metrics.realizedPnl.set({ pair }, Number(position.realizedPnl));
+  }
+}

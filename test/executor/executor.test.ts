@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Registry } from 'prom-client';
+import { decodeUserref } from '../../src/core/index.js';
+import type { Executor } from '../../src/executor/index.js';
+import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+
+const BTC = 'XXBTZUSD';
+
+async function metric(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
+  const m = await registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+void describe('Executor against the simulator', () => {
+  let h: ExecHarness;
+  let executor: Executor;
+  let registry: Registry;
+
+  before(async () => {
+    h = await startExecHarness({ tier: 'starter' });
+    ({ executor, registry } = await h.executor());
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  void it('places an intent as a post-only limit order carrying the slot userref, tracked open', async () => {
+    await h.publish([intentFor(BTC, 'bid:0', { side: 'buy', price: '49000', volume: '0.01' })]);
+    const [order] = await until('the order on the book', async () => {
+      const o = await h.simOrders();
+      return o.length === 1 ? o : undefined;
+    });
+    assert.equal(order?.side, 'buy');
+    assert.equal(order?.price, '49000.0');
+    const decoded = decodeUserref(order?.userref);
+    assert.deepEqual(decoded?.slot, { side: 'buy', level: 0 });
+    const live = await until('the tracker record open', async () => {
+      const l = await executor.tracker.live(BTC);
+      return l.length === 1 && l[0]?.state === 'open' ? l : undefined;
+    });
+    assert.equal(live[0]?.txid, order?.txid);
+    assert.equal((await executor.ratecount.level(BTC, Date.now())) > 0, true);
+    assert.equal(
+      await metric(registry, 'makerd_order_actions_total', { action: 'AddOrder', outcome: 'ok' }),
+      1,
+    );
+  });
+
+  void it('moves the quote with EditOrder: new txid at the new price, the old one replaced', async () => {
+    const before = (await h.simOrders())[0];
+    await h.publish([intentFor(BTC, 'bid:0', { side: 'buy', price: '49010', volume: '0.01' })]);
+    const moved = await until('the edited order', async () => {
+      const o = await h.simOrders();
+      return o.length === 1 && o[0]?.price === '49010.0' ? o[0] : undefined;
+    });
+    assert.notEqual(moved.txid, before?.txid);
+    await until('edit counted', async () =>
+      (await metric(registry, 'makerd_order_actions_total', {
+        action: 'EditOrder',
+        outcome: 'ok',
+      })) === 1
+        ? true
+        : undefined,
+    );
+    const history = await executor.tracker.history(BTC);
+    assert.equal(history[0]?.txid, before?.txid);
+    assert.equal(history[0]?.reason, 'replaced');
+  });
+
+  void it('cancels: the book is empty and the record is in history as canceled', async () => {
+    await h.publish([intentFor(BTC, 'bid:0', undefined)]);
+    await until('no order on the book', async () =>
+      (await h.simOrders()).length === 0 ? true : undefined,
+    );
+    await until('tracker empty', async () =>
+      (await executor.tracker.live(BTC)).length === 0 ? true : undefined,
+    );
+    assert.equal((await executor.tracker.history(BTC))[0]?.state, 'canceled');
+  });
+
+  void it('drops an intent the exchange refuses for funds, counts the reason and sends it once', async () => {
+    await h.publish([intentFor(BTC, 'ask:0', { side: 'sell', price: '60000', volume: '5000' })]);
+    await until('the refusal counted', async () =>
+      (await metric(registry, 'makerd_order_rejections_total', {
+        error: 'EOrder:Insufficient funds',
+      })) === 1
+        ? true
+        : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await h.simRejections())['EOrder:Insufficient funds'], 1, 'no retry');
+    assert.equal((await executor.tracker.history(BTC))[0]?.state, 'rejected');
+    assert.deepEqual(await h.bus.pending(BTC), []);
+  });
+});
