@@ -63,6 +63,11 @@ export class PairExecutor {
     return this.#chain;
   }
 
+  /** A full reconciliation now (start-up runs one; so does the periodic timer). */
+  reconcile(): Promise<void> {
+    return this.#serial(() => this.#syncNow('all'));
+  }
+
   drain(): Promise<DrainStats | undefined> {
     return this.#serial(() => this.#drain());
   }

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
 import { parseWithSchema, type PairInfo } from '../../src/core/index.js';
-import type { Tier } from '../../src/exchange/index.js';
+import type { RestLimiter, Tier } from '../../src/exchange/index.js';
 import { Executor, ExecutorConfig, ExecutorMetrics } from '../../src/executor/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
@@ -37,6 +37,7 @@ export interface ExecHarness {
   executor(
     overrides?: Partial<ExecutorConfig>,
     owner?: string,
+    restLimiter?: RestLimiter,
   ): Promise<{ executor: Executor; registry: Registry }>;
   publish(intents: UnpublishedIntent[]): Promise<void>;
   /** The key's open orders on the simulator. */
@@ -67,7 +68,7 @@ export async function startExecHarness(
     flags,
     pairs,
     ratecountKey: `${prefix}:ratecount`,
-    async executor(overrides = {}, owner) {
+    async executor(overrides = {}, owner, restLimiter) {
       const config = parseWithSchema(
         ExecutorConfig,
         { reconcile_interval_ms: 60_000, lease_ttl_ms: 3_000, lease_retry_ms: 200, ...overrides },
@@ -77,6 +78,7 @@ export async function startExecHarness(
         key,
         tier: options.tier ?? 'pro',
         retry: { retries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+        ...(restLimiter === undefined ? {} : { restLimiter }),
       });
       const registry = new Registry();
       const executor = new Executor({
