@@ -9,7 +9,7 @@ import type { ExecutorConfig } from './config.js';
 import { OrderReads } from './exchange-orders.js';
 import { PairLease } from './lease.js';
 import type { ExecutorMetrics } from './metrics.js';
-import { PairContext } from './pair-context.js';
+import { PairContext, type WireSample } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
 import { RatecountStore } from './ratecount-store.js';
 import { OrderTracker } from './tracker/index.js';
@@ -32,6 +32,8 @@ export interface ExecutorOptions {
   readonly log?: Log;
   /** Shown as the lease owner (default host:pid). */
   readonly owner?: string;
+  /** Raw latency samples, one per intent sent (benchmarks). */
+  readonly onWire?: (sample: WireSample) => void;
 }
 
 /** BullMQ settings for order-entry jobs (DESIGN.md §3.6): a stalled job is failed, never re-run. */
@@ -198,6 +200,7 @@ export class Executor {
       clock: this.#clock,
       metrics: o.metrics,
       log,
+      onWire: o.onWire,
     });
     const pe = new PairExecutor(ctx);
     const worker = new Worker<IntentJobData>(

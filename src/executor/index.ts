@@ -8,3 +8,4 @@ export { classifyFailure, type Failure } from './outcome.js';
 export type { PairExecutor, DrainStats } from './pair-executor.js';
 export * from './types.js';
 export * from './plan/index.js';
+export type { WireSample } from './pair-context.js';

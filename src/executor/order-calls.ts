@@ -72,7 +72,7 @@ export class OrderCalls {
     try {
       if (single) {
         const f = fields[0] as (typeof fields)[number];
-        const res = await this.#wire(items, freeAtMs, (o) =>
+        const res = await this.#wire(action, items, freeAtMs, (o) =>
           client.addOrder({ pair: ctx.id, ...f, deadline }, o),
         );
         const txid = res.result.txid?.[0];
@@ -81,7 +81,7 @@ export class OrderCalls {
         else await this.#opened(rec, txid, action);
         return;
       }
-      const res = await this.#wire(items, freeAtMs, (o) =>
+      const res = await this.#wire(action, items, freeAtMs, (o) =>
         client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
       );
       const answers = res.result.orders;
@@ -145,7 +145,7 @@ export class OrderCalls {
     const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
     await ctx.persist([origSent, next]);
     try {
-      const res = await this.#wire([item], freeAtMs, (o) =>
+      const res = await this.#wire('EditOrder', [item], freeAtMs, (o) =>
         client.editOrder(
           {
             txid: orig.txid as string,
@@ -210,7 +210,7 @@ export class OrderCalls {
     await ctx.persist(sent);
     const txids = sent.map((o) => o.txid as string);
     try {
-      const res = await this.#wire(items, freeAtMs, (o) =>
+      const res = await this.#wire(kind, items, freeAtMs, (o) =>
         kind === 'CancelOrder'
           ? client.cancelOrder({ txid: txids[0] as string }, o)
           : client.cancelOrderBatch({ orders: txids }, o),
@@ -251,6 +251,7 @@ export class OrderCalls {
 
   /** Sends with our own timeout, measuring tick-to-wire and the intent's wait. */
   #wire<T>(
+    action: string,
     items: readonly { readonly intent: OrderIntent }[],
     freeAtMs: number,
     send: (options: CallOptions) => Promise<T>,

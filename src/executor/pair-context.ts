@@ -27,6 +27,17 @@ export interface PairDeps {
   readonly clock: Clock;
   readonly metrics: ExecutorMetrics;
   readonly log: Log;
+  /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
+  readonly onWire?: ((sample: WireSample) => void) | undefined;
+}
+
+export interface WireSample {
+  readonly pair: string;
+  readonly action: string;
+  /** From the later of snapshot ready and budget available to the request signed. */
+  readonly tickToWireMs: number;
+  /** From the intent's creation to the request signed. */
+  readonly intentAgeMs: number;
 }
 
 /** How long a mode learned from a refusal holds before order entry tries again. */

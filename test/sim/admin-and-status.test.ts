@@ -10,7 +10,7 @@ const T0 = Date.parse('2026-03-01T12:00:00Z');
 
 interface StateBody {
   open_orders: { txid: string; key: string; pair: string; side: string; price: string | null }[];
-  ratecount: Record<string, Record<string, { level: number; max: number }>>;
+  ratecount: Record<string, Record<string, { level: number; max: number; charged: number }>>;
   balances: Record<string, Record<string, { balance: string; hold_trade: string }>>;
   rejections: Record<string, number>;
   dead_man: Record<string, { trigger_at: number }>;
@@ -67,6 +67,7 @@ describe('simulator admin API, status modes and the dead man', () => {
     assert.equal(mine[0]?.side, 'buy');
     assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.level, 1);
     assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.max, 60);
+    assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.charged, 1, 'points charged since start');
     assert.ok(Number(s.balances[sim.key.apiKey]?.ZUSD?.hold_trade) >= 500);
   });
 

@@ -30,6 +30,8 @@ interface PublicState {
 export class SimLimits {
   readonly #rest = new Map<string, RestState>();
   readonly #ratecounts = new Map<string, RatecountMeter>();
+  /** Points charged per key and pair since start, for benchmarks' budget utilization. */
+  readonly #charged = new Map<string, number>();
   readonly #public = new Map<string, PublicState>();
   readonly #restrictionMs: number;
   readonly #publicLimit: DecayConfig;
@@ -93,11 +95,18 @@ export class SimLimits {
     if (this.#enforce && meter.wouldExceed(points, nowMs))
       throw new SimError('EOrder:Rate limit exceeded');
     meter.add(points, nowMs);
+    this.#charge(account, pair, points);
   }
 
   /** Penalties the exchange adds even past the max: batch cancels, CancelAll, the dead man. */
   addPenalty(account: Account, pair: SimPair, points: number, nowMs: number): void {
     if (points > 0) this.ratecount(account, pair).add(points, nowMs);
+    this.#charge(account, pair, points);
+  }
+
+  #charge(account: Account, pair: SimPair, points: number): void {
+    const id = `${account.key}\u0000${pair.id}`;
+    this.#charged.set(id, (this.#charged.get(id) ?? 0) + Math.max(0, points));
   }
 
   /**
@@ -128,10 +137,13 @@ export class SimLimits {
     nowMs: number,
   ): {
     rest: Record<string, { level: number; max: number; restricted: boolean }>;
-    ratecount: Record<string, Record<string, { level: number; max: number }>>;
+    ratecount: Record<string, Record<string, { level: number; max: number; charged: number }>>;
   } {
     const rest: Record<string, { level: number; max: number; restricted: boolean }> = {};
-    const ratecount: Record<string, Record<string, { level: number; max: number }>> = {};
+    const ratecount: Record<
+      string,
+      Record<string, { level: number; max: number; charged: number }>
+    > = {};
     for (const account of accounts) {
       if (account.kind === 'background') continue;
       rest[account.key] = {
@@ -142,7 +154,11 @@ export class SimLimits {
     }
     for (const [id, meter] of this.#ratecounts) {
       const [key = '', pair = ''] = id.split('\u0000');
-      (ratecount[key] ??= {})[pair] = { level: round(meter.level(nowMs)), max: meter.max };
+      (ratecount[key] ??= {})[pair] = {
+        level: round(meter.level(nowMs)),
+        max: meter.max,
+        charged: round(this.#charged.get(id) ?? 0),
+      };
     }
     return { rest, ratecount };
   }
