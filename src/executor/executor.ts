@@ -213,7 +213,7 @@ export class Executor {
     worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
     this.#held.set(pair.id, { lease, pe, worker });
     o.metrics.leases.set({ pair: pair.id }, 1);
-    log.info({ owner: this.#owner }, 'pair taken: this executor works its order entry');
+    log.info({ owner: this.#owner }, 'pair taken');
     try {
       await pe.start();
     } catch (err) {

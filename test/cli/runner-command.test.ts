@@ -1,62 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { IntentBus } from '../../src/bus/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
+import { makerd, stop, type Line } from '../support/spawn.js';
 
-const BIN = fileURLToPath(new URL('../../bin/makerd.js', import.meta.url));
 const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
-
-interface Line {
-  readonly msg?: string;
-  readonly url?: string;
-  readonly [field: string]: unknown;
-}
-
-/** Spawns `makerd <args>` and collects its stdout JSON lines. */
-function makerd(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  const lines: Line[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => {
-    try {
-      lines.push(JSON.parse(l) as Line);
-    } catch {
-      lines.push({ msg: l });
-    }
-  });
-  const waitFor = async (msg: string, ms = 20_000): Promise<Line> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const line = lines.find((l) => l.msg === msg);
-      if (line) return line;
-      if (child.exitCode !== null || Date.now() > end) {
-        throw new Error(`no '${msg}' line; exit ${child.exitCode}; stderr: ${stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  return { child, lines, waitFor, stderr: () => stderr };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  child.kill('SIGTERM');
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return code;
-}
 
 describe('makerd runner', () => {
   const prefix = freshPrefix();

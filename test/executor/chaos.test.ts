@@ -122,9 +122,7 @@ void describe('executor with 20 % of order-entry answers dropped', () => {
     assert.equal(tracked.size, open.length, 'no tracked order that is not on the book');
 
     const rejections = await h.simRejections();
-    console.log(
-      JSON.stringify({ dropped, open: open.length, closed: closed.length, rejections }),
-    );
+    console.log(JSON.stringify({ dropped, open: open.length, closed: closed.length, rejections }));
     assert.equal(rejections['EOrder:Rate limit exceeded'] ?? 0, 0);
     assert.equal(rejections['EAPI:Rate limit exceeded'] ?? 0, 0);
     assert.ok(

@@ -1,0 +1,214 @@
+/**
+ * makerd as it runs in production, all in this process: MarketFeed → Runner → IntentBus (Redis,
+ * BullMQ) → Executor → SpotClient → the simulator, with the key's nonces in Redis as every role
+ * takes them. Only the clock (high resolution) and the wiring by hand differ from the roles.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { ControlFlags, IntentBus } from '../../src/bus/index.js';
+import { RedisNonceSource, SpotClient, nonceKeyFor } from '../../src/exchange/index.js';
+import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
+import { Executor, ExecutorMetrics, type WireSample } from '../../src/executor/index.js';
+import { loadPairs } from '../../src/market/index.js';
+import type { IntentSink } from '../../src/runner/ports.js';
+import { Runner } from '../../src/runner/runner.js';
+import { chaserFor, type WantedBook } from './chase-strategy.js';
+import { sampleDistance } from './distance.js';
+import { percentiles, histogramQuantiles, fmtMs, counterTotals } from './stats.js';
+import type { RunOptions, RunResult } from './result.js';
+import {
+  INSTANCE,
+  PAIR_NAMES,
+  REDIS_URL,
+  addKey,
+  countOrderEntry,
+  executorConfig,
+  feedFor,
+  hrClock,
+  readSimState,
+  runnerConfig,
+  startBenchSim,
+} from './setup.js';
+
+export async function runMakerd(opts: RunOptions): Promise<RunResult> {
+  const clock = hrClock;
+  const sim = await startBenchSim();
+  const key = addKey(sim, opts.tier, 'makerd');
+  const prefix = `makerd-bench-${randomUUID().slice(0, 8)}`;
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const nonceKey = nonceKeyFor(key.apiKey);
+  // Runner role and executor role each build their own client; both take nonces from Redis.
+  const clientFor = (): SpotClient =>
+    new SpotClient({
+      baseUrl: sim.url,
+      credentials: key,
+      tier: opts.tier,
+      restHeadroom: 1,
+      nonceSource: new RedisNonceSource({ redis, key: nonceKey, clock }),
+      clock,
+    });
+  const feedClient = clientFor();
+  const execClient = clientFor();
+  const registry = new Registry();
+  const bus = new IntentBus({ connection: redis, prefix, clock });
+  const flags = new ControlFlags({ connection: redis, prefix });
+  const entries = countOrderEntry();
+  let executor: Executor | undefined;
+  try {
+    const pairs = await loadPairs(feedClient, [...PAIR_NAMES]);
+    await flags.read();
+    const wanted: WantedBook = new Map();
+    const feed = feedFor(feedClient, pairs, opts.tier);
+
+    // A pass-through sink, to time the runner's publish (Redis) on the way to the executor.
+    const published: number[] = [];
+    const publishCall: number[] = [];
+    const sink: IntentSink = {
+      publish: async (intents) => {
+        const t0 = clock.now();
+        const out = await bus.publish(intents);
+        const t1 = clock.now();
+        publishCall.push(t1 - t0);
+        for (const i of intents) published.push(t1 - i.snapshotAtMs);
+        return out;
+      },
+    };
+    const runner = new Runner({
+      feed,
+      sink,
+      strategies: pairs.map((p) => chaserFor(p, opts.levels, wanted)),
+      config: runnerConfig,
+      instance: INSTANCE,
+      clock,
+    });
+    const wires: WireSample[] = [];
+    executor = new Executor({
+      client: execClient,
+      bus,
+      redis,
+      workerRedis: redis,
+      pairs,
+      instance: INSTANCE,
+      config: executorConfig,
+      ratecountKey: `${prefix}:ratecount`,
+      flags,
+      metrics: new ExecutorMetrics(registry),
+      clock,
+      owner: 'bench',
+      onWire: (s) => wires.push(s),
+    });
+    await executor.start();
+
+    runner.start();
+    const startedAt = clock.now();
+    feed.start();
+    const distance = sampleDistance(sim, key.apiKey, wanted);
+    await clock.sleep(opts.seconds * 1000);
+    const stoppedAt = clock.now();
+    const dist = distance.stop();
+    await feed.stop();
+    await runner.stop();
+    await executor.stop();
+    executor = undefined;
+    const simFigures = await readSimState(sim, key.apiKey);
+
+    const durationMs = stoppedAt - startedAt;
+    const limits = MATCHING_ENGINE[opts.tier];
+    const pointsAvailable = pairs.length * (limits.max + (limits.decayPerSec * durationMs) / 1000);
+    const pointsCharged = Object.values(simFigures.chargedByPair).reduce((a, b) => a + b, 0);
+
+    const details: string[] = [];
+    const stats = runner.stats();
+    const intents = await counterTotals(registry, 'makerd_executor_intents_total', 'outcome');
+    const points = await counterTotals(registry, 'makerd_ratecount_points_total', 'action');
+    details.push(
+      `runner: ${sum(stats.map((s) => s.ticks))} ticks, ${sum(stats.map((s) => s.intents))} intents published, ` +
+        `${sum(stats.map((s) => s.coalesced))} coalesced on the bus before the executor took them`,
+      `executor intents by outcome: ${fmtMap(intents)}`,
+      `executor ratecount points by action (its model): ${fmtMap(points)}`,
+      `snapshot → intent published (runner + bus.publish): p50 ${fmtMs(percentiles(published).p50)} ms, ` +
+        `p99 ${fmtMs(percentiles(published).p99)} ms; bus.publish call p50 ${fmtMs(percentiles(publishCall).p50)} ms`,
+    );
+    const byAction = new Map<string, number[]>();
+    for (const w of wires) byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
+    for (const [action, xs] of byAction) {
+      const p = percentiles(xs);
+      details.push(
+        `tick-to-wire ${action}: n=${xs.length} p50 ${fmtMs(p.p50)} ms p99 ${fmtMs(p.p99)} ms`,
+      );
+    }
+
+    const histogram = async (
+      name: string,
+    ): Promise<{ p50: number; p99: number; count: number } | undefined> =>
+      wires.length > 0 ? undefined : histogramQuantiles(registry, name, 1000);
+    const tickHist = await histogram('makerd_tick_to_wire_seconds');
+    const ageHist = await histogram('makerd_intent_wait_seconds');
+    if (wires.length === 0) {
+      details.push(
+        'onWire delivered no samples: tick-to-wire and intent age come from the executor histograms ' +
+          '(bucket upper bounds, shown as ≤)',
+      );
+    }
+
+    return {
+      tier: opts.tier,
+      contender: 'makerd',
+      durationMs,
+      orderEntry: new Map(entries.counts),
+      sim: simFigures,
+      pointsCharged,
+      pointsAvailable,
+      distance: dist,
+      tickToWire: {
+        samples: wires.map((w) => w.tickToWireMs),
+        ...(tickHist === undefined ? {} : { fromHistogram: tickHist }),
+      },
+      intentAge: {
+        samples: wires.map((w) => w.intentAgeMs),
+        ...(ageHist === undefined ? {} : { fromHistogram: ageHist }),
+      },
+      details,
+    };
+  } finally {
+    entries.stop();
+    if (executor !== undefined) await executor.stop().catch(() => undefined);
+    for (const name of PAIR_NAMES) {
+      const id = sim.ctx.markets.requirePair(name).id;
+      await bus
+        .queueFor(id)
+        .obliterate({ force: true })
+        .catch(() => undefined);
+    }
+    await bus.close();
+    await flags.close();
+    await deleteUnder(redis, prefix);
+    await redis.del(nonceKey);
+    await redis.quit();
+    await feedClient.close();
+    await execClient.close();
+    await sim.close();
+  }
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+function fmtMap(m: ReadonlyMap<string, number>): string {
+  if (m.size === 0) return 'none';
+  return [...m]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(1)}`)
+    .join(', ');
+}
+
+async function deleteUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,35 @@
+import type { Tier } from '../../src/exchange/index.js';
+import type { DistanceFigures } from './distance.js';
+import type { SimFigures } from './setup.js';
+
+export type Contender = 'makerd' | 'naive';
+
+export interface RunOptions {
+  readonly tier: Tier;
+  readonly seconds: number;
+  readonly levels: number;
+}
+
+/** Raw latency samples in ms, or, when there are none, what a histogram says instead. */
+export interface Latency {
+  readonly samples: readonly number[];
+  /** Set when the figures come from histogram buckets (upper bounds), not from samples. */
+  readonly fromHistogram?: { readonly p50: number; readonly p99: number; readonly count: number };
+}
+
+export interface RunResult {
+  readonly tier: Tier;
+  readonly contender: Contender;
+  /** From the feed's start to the moment the contender was told to stop. */
+  readonly durationMs: number;
+  /** Order-entry requests signed, by endpoint. */
+  readonly orderEntry: ReadonlyMap<string, number>;
+  readonly sim: SimFigures;
+  readonly pointsCharged: number;
+  readonly pointsAvailable: number;
+  readonly distance: DistanceFigures;
+  readonly tickToWire: Latency;
+  readonly intentAge: Latency | undefined;
+  /** Free-form lines about where the time or the points went. */
+  readonly details: readonly string[];
+}

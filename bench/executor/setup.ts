@@ -1,0 +1,205 @@
+/**
+ * What both contenders share: the high-resolution clock, a fresh simulator per run (background
+ * market on, fixed seed, so both contenders of a tier see the same market), a funded key of the
+ * run's tier, the market feed as the runner role builds it, Redis, and the simulator's state.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { parseWithSchema, systemClock, type Clock, type PairInfo } from '../../src/core/index.js';
+import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import type { SpotClient, Tier } from '../../src/exchange/index.js';
+import {
+  MarketConfig,
+  MarketFeed,
+  planBudget,
+  wishesFor,
+  type BudgetPlan,
+} from '../../src/market/index.js';
+import { ExecutorConfig } from '../../src/executor/index.js';
+import { RunnerConfig } from '../../src/runner/config.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Sub-millisecond wall clock for every part: simulator, feed, runner, executor, samplers. */
+export const hrClock: Clock = {
+  now: () => performance.timeOrigin + performance.now(),
+  sleep: systemClock.sleep,
+};
+
+export const PAIR_NAMES = ['XBTUSD', 'ETHUSD'] as const;
+/** The bot instance in both contenders' userrefs (each contender has its own key). */
+export const INSTANCE = 1;
+export const SIM_SEED = 20_260_301;
+
+/** Depth every 250 ms per pair (public budget); no GroupedBook, Trades or Level3: not quoted on. */
+export const marketConfig: MarketConfig = parseWithSchema(
+  MarketConfig,
+  {
+    public_budget: { calls_per_sec: 10 },
+    polls: {
+      depth: { interval_ms: 250 },
+      grouped_book: { enabled: false },
+      trades: { enabled: false },
+      level3: { enabled: false },
+    },
+  },
+  'market',
+);
+
+export const runnerConfig: RunnerConfig = parseWithSchema(
+  RunnerConfig,
+  { price_tolerance_bps: 0, volume_tolerance: 0 },
+  'runner',
+);
+
+export const executorConfig: ExecutorConfig = parseWithSchema(ExecutorConfig, {}, 'executor');
+
+export interface KeyPair {
+  readonly apiKey: string;
+  readonly apiSecret: string;
+}
+
+export async function startBenchSim(): Promise<Simulator> {
+  return startSimulator({
+    config: { background: { enabled: true, seed: SIM_SEED } },
+    port: 0,
+    host: '127.0.0.1',
+    clock: hrClock,
+    idSeed: SIM_SEED,
+  });
+}
+
+export function addKey(sim: Simulator, tier: Tier, who: string): KeyPair {
+  const apiKey = `bench-${who}-${tier}-${randomBytes(4).toString('hex')}`;
+  const apiSecret = randomBytes(64).toString('base64');
+  sim.ctx.accounts.upsert(
+    {
+      key: apiKey,
+      secret: apiSecret,
+      tier,
+      balances: { ZUSD: '10000000', XXBT: '1000', XETH: '10000' },
+      nonceWindow: 10_000,
+    },
+    hrClock.now(),
+  );
+  return { apiKey, apiSecret };
+}
+
+/**
+ * The feed's poll plan as runner-role makes it. The executor's reconciliation (OpenOrders +
+ * ClosedOrders every reconcile_interval_ms) is reserved out of the key's REST budget.
+ */
+export function planFor(tier: Tier, pairs: readonly PairInfo[]): BudgetPlan {
+  return planBudget({
+    tier,
+    wishes: wishesFor(
+      marketConfig,
+      pairs.map((p) => p.id),
+    ),
+    utilization: marketConfig.utilization,
+    privateReservePerSec: 2_000 / executorConfig.reconcile_interval_ms,
+    heartbeat: {
+      intervalMs: marketConfig.heartbeat.interval_ms,
+      cost: marketConfig.heartbeat.cost,
+    },
+    publicCallsPerSec: marketConfig.public_budget.calls_per_sec,
+  });
+}
+
+export function feedFor(client: SpotClient, pairs: readonly PairInfo[], tier: Tier): MarketFeed {
+  return new MarketFeed({
+    client,
+    pairs,
+    config: marketConfig,
+    plan: planFor(tier, pairs),
+    instance: INSTANCE,
+    clock: hrClock,
+  });
+}
+
+/** Fails with a clear message when Redis is not there, before any run starts. */
+export async function checkRedis(): Promise<number> {
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    connectTimeout: 3_000,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    // Round trip to Redis, for the header: every intent crosses it several times.
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      await redis.ping();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)] ?? Number.NaN;
+  } catch (err) {
+    throw new Error(
+      `Redis is not reachable at ${REDIS_URL} (${err instanceof Error ? err.message : String(err)}).\n` +
+        'This benchmark runs the real intent bus and executor on Redis: start one ' +
+        '(e.g. `redis-server` or `docker run -p 6379:6379 redis:7`) or set REDIS_URL.',
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** What /_sim/state says about one key. */
+export interface SimFigures {
+  /** Ratecount points the simulator charged per pair id. */
+  readonly chargedByPair: Record<string, number>;
+  readonly rejections: Record<string, number>;
+  readonly openOrders: number;
+  readonly trades: number;
+}
+
+interface SimState {
+  readonly ratecount?: Record<string, Record<string, { charged?: number }>>;
+  readonly rejections?: Record<string, number>;
+  readonly open_orders?: readonly { key: string }[];
+  readonly trade_count?: number;
+}
+
+export async function readSimState(sim: Simulator, apiKey: string): Promise<SimFigures> {
+  const res = await fetch(`${sim.url}/_sim/state`);
+  if (!res.ok) throw new Error(`/_sim/state answered HTTP ${res.status}`);
+  const state = (await res.json()) as SimState;
+  const chargedByPair: Record<string, number> = {};
+  for (const [pair, meter] of Object.entries(state.ratecount?.[apiKey] ?? {})) {
+    chargedByPair[pair] = meter.charged ?? 0;
+  }
+  return {
+    chargedByPair,
+    rejections: { ...state.rejections },
+    openOrders: (state.open_orders ?? []).filter((o) => o.key === apiKey).length,
+    trades: state.trade_count ?? 0,
+  };
+}
+
+const ORDER_ENTRY = new Set([
+  'AddOrder',
+  'AddOrderBatch',
+  'EditOrder',
+  'CancelOrder',
+  'CancelOrderBatch',
+]);
+
+/**
+ * Counts order-entry requests signed in this process (the client's diagnostics channel), by
+ * endpoint: the same count for both contenders, whatever their code does.
+ */
+export function countOrderEntry(): { counts: Map<string, number>; stop: () => void } {
+  const counts = new Map<string, number>();
+  const onSigned = (message: unknown): void => {
+    const endpoint = (message as { endpoint?: string }).endpoint ?? '';
+    if (ORDER_ENTRY.has(endpoint)) counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+  };
+  signedChannel.subscribe(onSigned);
+  return { counts, stop: () => signedChannel.unsubscribe(onSigned) };
+}
