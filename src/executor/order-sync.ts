@@ -26,6 +26,7 @@ export interface SyncResult {
  */
 export class OrderSync {
   readonly #ctx: PairContext;
+  #settledUntilMs: number | undefined;
 
   constructor(ctx: PairContext) {
     this.#ctx = ctx;
@@ -118,6 +119,7 @@ export class OrderSync {
     }
 
     if (missing.length > 0) resolved += await this.#settleMissing(missing);
+    if (scope === 'all') await this.#settleRetired(now);
     metrics.reconciles.inc({ pair: ctx.id, outcome: scope });
     return this.#result(notDue, adopted, resolved);
   }
@@ -190,6 +192,29 @@ export class OrderSync {
       }
     }
     return resolved;
+  }
+
+  /**
+   * Executions of our orders between our last view and their cancel show only in ClosedOrders:
+   * each full sync reads the orders closed since the previous one and lets the tracker record
+   * what its history entries miss.
+   */
+  async #settleRetired(now: number): Promise<void> {
+    const ctx = this.#ctx;
+    const since = this.#settledUntilMs ?? now - ctx.deps.config.reconcile_interval_ms;
+    const closed = await ctx.deps.reads.closedSince(since - CLOSED_LOOKBACK_MS);
+    for (const [txid, o] of Object.entries(closed)) {
+      if (!isPairOrder(o, ctx.deps.pair) || o.userref === null) continue;
+      if (decodeUserref(o.userref)?.instance !== ctx.deps.instance) continue;
+      if (ctx.orders.has(o.userref)) continue;
+      const fill = await ctx.deps.tracker.settle(
+        viewOf(txid, o, undefined, ctx.id, ctx.now()),
+        ctx.now(),
+        ctx.deps.lease.fence,
+      );
+      if (fill !== undefined) ctx.noteFill(fill);
+    }
+    this.#settledUntilMs = now;
   }
 
   async #cancelForeign(txids: readonly string[], open: Record<string, Order>): Promise<void> {

@@ -8,7 +8,7 @@ import type { PairLease } from './lease.js';
 import type { ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
 import type { OrderTracker } from './tracker/index.js';
-import { TERMINAL_STATES, type TrackedOrder } from './types.js';
+import { TERMINAL_STATES, type Fill, type TrackedOrder } from './types.js';
 import { ExecutorError } from './errors.js';
 
 /** Everything one pair's executor works with; built by Executor for each pair it holds. */
@@ -113,13 +113,15 @@ export class PairContext {
   async apply(view: TrackedOrder): Promise<void> {
     const fill = await this.deps.tracker.applyView(view, this.now(), this.deps.lease.fence);
     this.remember([view]);
-    if (fill !== undefined) {
-      this.deps.metrics.fills.inc({ pair: this.id, side: fill.side });
-      this.deps.log.info(
-        { txid: fill.txid, side: fill.side, price: fill.price, volume: fill.volume, fee: fill.fee },
-        'fill',
-      );
-    }
+    if (fill !== undefined) this.noteFill(fill);
+  }
+
+  noteFill(fill: Fill): void {
+    this.deps.metrics.fills.inc({ pair: this.id, side: fill.side });
+    this.deps.log.info(
+      { txid: fill.txid, side: fill.side, price: fill.price, volume: fill.volume, fee: fill.fee },
+      'fill',
+    );
   }
 
   remember(records: readonly TrackedOrder[]): void {

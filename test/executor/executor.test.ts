@@ -98,4 +98,49 @@ void describe('Executor against the simulator', () => {
     assert.equal((await executor.tracker.history(BTC))[0]?.state, 'rejected');
     assert.deepEqual(await h.bus.pending(BTC), []);
   });
+
+  void it('records fills with exact price, volume and fee, and the position, also after a cancel', async () => {
+    const taker = h.sim.addAccount();
+    const takerClient = h.sim.client({ key: taker });
+    await h.publish([intentFor(BTC, 'ask:1', { side: 'sell', price: '50100', volume: '0.02' })]);
+    await until('the ask on the book', async () =>
+      (await h.simOrders()).some((o) => o.price === '50100.0') ? true : undefined,
+    );
+    await takerClient.addOrder({
+      pair: 'XBTUSD',
+      type: 'buy',
+      ordertype: 'market',
+      volume: '0.005',
+    });
+    await executor.pair(BTC)?.reconcile();
+    const [first] = await executor.tracker.fills(BTC);
+    assert.equal(first?.side, 'sell');
+    assert.equal(first?.volume, '0.005');
+    assert.equal(first?.price, '50100');
+    assert.ok(Number(first?.fee) > 0, `maker fee ${first?.fee}`);
+    assert.equal((await executor.tracker.live(BTC))[0]?.state, 'partially-filled');
+
+    // Filled again, then cancelled before any sync saw it: the next sync finds it in ClosedOrders.
+    await takerClient.addOrder({
+      pair: 'XBTUSD',
+      type: 'buy',
+      ordertype: 'market',
+      volume: '0.003',
+    });
+    await h.publish([intentFor(BTC, 'ask:1', undefined)]);
+    await until('cancelled', async () => ((await h.simOrders()).length === 0 ? true : undefined));
+    await until('tracker empty', async () =>
+      (await executor.tracker.live(BTC)).length === 0 ? true : undefined,
+    );
+    await executor.pair(BTC)?.reconcile();
+    const fills = await executor.tracker.fills(BTC);
+    assert.deepEqual(
+      fills.map((f) => f.volume),
+      ['0.003', '0.005'],
+    );
+    const position = await executor.tracker.position(BTC);
+    assert.equal(position.base, '-0.008');
+    assert.equal(position.fills, 2);
+    assert.equal(await metric(registry, 'makerd_fills_total', { side: 'sell' }), 2);
+  });
 });

@@ -436,6 +436,62 @@ export class OrderTracker {
     });
   }
 
+  /**
+   * The final exchange view (ClosedOrders) of an order already retired to history: executions
+   * between our last view and its cancel show only here. When it executed more than the history
+   * entry says, the difference is recorded as a fill and the entry updated; otherwise nothing is
+   * written. Only the newest `historyLimit` entries are searched.
+   */
+  async settle(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
+    const given = checkOrder(view, 'view');
+    checkFence(fence);
+    const { pair } = given;
+    const key = this.historyKey(pair);
+    const positionKey = this.positionKey(pair);
+    return this.#transact([key, positionKey], fence, key, `settling ${key}`, async (conn) => {
+      const replies = await this.#execReads(conn.pipeline().lrange(key, 0, -1).get(positionKey), [
+        key,
+        positionKey,
+      ]);
+      const entries = replies[0] as string[];
+      const positionJson = replies[1] as string | null;
+      const none: Plan<Fill | undefined> = { result: undefined };
+      const index = entries.findIndex((json) => {
+        const o = decodeOrder(json, { key }, pair, undefined);
+        return o.userref === given.userref && o.txid === given.txid;
+      });
+      if (index === -1) return none;
+      const stored = decodeOrder(entries[index] as string, { key }, pair, given.userref);
+      if (!dec(given.volumeExecuted).gt(dec(stored.volumeExecuted))) return none;
+      const fill = deriveFill(stored, { ...given, state: stored.state }, atMs);
+      if (fill === undefined) return none;
+      const position = applyFill(
+        positionJson === null
+          ? emptyPosition(pair)
+          : decodePosition(positionJson, { key: positionKey }, pair),
+        fill,
+      );
+      const updated = encodeOrder({
+        ...stored,
+        volumeExecuted: given.volumeExecuted,
+        cost: given.cost,
+        fee: given.fee,
+        updatedAtMs: atMs,
+      });
+      return {
+        result: fill,
+        write: (m) => {
+          const fillsKey = this.fillsKey(pair);
+          m.lpush(fillsKey, encodeFill(fill));
+          m.ltrim(fillsKey, 0, this.#fillsLimit - 1);
+          m.set(positionKey, encodePosition(position));
+          m.lset(key, index, updated);
+          this.#trackPair(m, pair, true);
+        },
+      };
+    });
+  }
+
   /** Closes the tracker's transaction connection (not the caller's client). Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
