@@ -75,6 +75,18 @@ describe('daemon configuration', () => {
       /unexpected property/,
     ],
     [
+      'a deadline the exchange would refuse',
+      { ...minimal, executor: { deadline_ms: 1_000 } },
+      'executor.deadline_ms',
+      /greater or equal to 2500/,
+    ],
+    [
+      'an unknown foreign-orders policy',
+      { ...minimal, executor: { foreign_orders: 'adopt' } },
+      'executor.foreign_orders',
+      /./,
+    ],
+    [
       'a misspelt market poll',
       { ...minimal, market: { polls: { depht: {} } } },
       'market.polls.depht',
