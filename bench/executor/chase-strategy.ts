@@ -18,7 +18,6 @@ import {
   type Decimal,
   type DesiredQuote,
   type MarketSnapshot,
-  type StrategyPlugin,
 } from '../../src/runner/strategy-api.js';
 import { instantiateStrategy } from '../../src/runner/strategy-loader.js';
 
@@ -117,7 +116,7 @@ export function chaserFor(pair: PairInfo, levels: number, wanted: WantedBook): P
   };
   return {
     pair,
-    plugin: plugin as unknown as StrategyPlugin,
+    plugin,
     context: made.context,
     state: made.state,
   };

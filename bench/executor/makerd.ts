@@ -17,6 +17,7 @@ import { chaserFor, type WantedBook } from './chase-strategy.js';
 import { sampleDistance } from './distance.js';
 import { percentiles, histogramQuantiles, fmtMs, counterTotals } from './stats.js';
 import type { RunOptions, RunResult } from './result.js';
+import { WireProbe } from './wire-probe.js';
 import {
   INSTANCE,
   PAIR_NAMES,
@@ -54,6 +55,9 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const bus = new IntentBus({ connection: redis, prefix, clock });
   const flags = new ControlFlags({ connection: redis, prefix });
   const entries = countOrderEntry();
+  const probe = new WireProbe(clock);
+  probe.attach(execClient);
+  probe.attachBus(bus);
   let executor: Executor | undefined;
   try {
     const pairs = await loadPairs(feedClient, [...PAIR_NAMES]);
@@ -70,6 +74,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
         const out = await bus.publish(intents);
         const t1 = clock.now();
         publishCall.push(t1 - t0);
+        probe.published(out.published, t1);
         for (const i of intents) published.push(t1 - i.snapshotAtMs);
         return out;
       },
@@ -130,8 +135,10 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `snapshot → intent published (runner + bus.publish): p50 ${fmtMs(percentiles(published).p50)} ms, ` +
         `p99 ${fmtMs(percentiles(published).p99)} ms; bus.publish call p50 ${fmtMs(percentiles(publishCall).p50)} ms`,
     );
+    details.push(...probe.summary());
     const byAction = new Map<string, number[]>();
-    for (const w of wires) byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
+    for (const w of wires)
+      byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
     for (const [action, xs] of byAction) {
       const p = percentiles(xs);
       details.push(
@@ -173,6 +180,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     };
   } finally {
     entries.stop();
+    probe.close();
     if (executor !== undefined) await executor.stop().catch(() => undefined);
     for (const name of PAIR_NAMES) {
       const id = sim.ctx.markets.requirePair(name).id;

@@ -25,7 +25,18 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Sub-millisecond wall clock for every part: simulator, feed, runner, executor, samplers. */
 export const hrClock: Clock = {
   now: () => performance.timeOrigin + performance.now(),
-  sleep: systemClock.sleep,
+  sleep: (ms, signal) => systemClock.sleep(ms, signal),
+};
+
+/**
+ * The simulator's clock: the same time, whole milliseconds. Its matching engine turns the ms clock
+ * into Level3 nanosecond stamps with BigInt(now), which throws on a fractional millisecond
+ * (src/sim/engine/matching-engine.ts #nextNs). Flooring puts the simulator at most 1 ms behind
+ * the bot's clock, so its ratecount never decays more than the executor's model assumes.
+ */
+export const simClock: Clock = {
+  now: () => Math.floor(hrClock.now()),
+  sleep: (ms, signal) => systemClock.sleep(ms, signal),
 };
 
 export const PAIR_NAMES = ['XBTUSD', 'ETHUSD'] as const;
@@ -66,7 +77,7 @@ export async function startBenchSim(): Promise<Simulator> {
     config: { background: { enabled: true, seed: SIM_SEED } },
     port: 0,
     host: '127.0.0.1',
-    clock: hrClock,
+    clock: simClock,
     idSeed: SIM_SEED,
   });
 }
@@ -119,8 +130,17 @@ export function feedFor(client: SpotClient, pairs: readonly PairInfo[], tier: Ti
   });
 }
 
+export interface RedisFacts {
+  /** PING round trip, median, ms. */
+  readonly pingMs: number;
+  /** How long a BZPOPMIN with a 10 ms timeout on an empty key took, median, ms. */
+  readonly block10Ms: number;
+  /** The server's `hz` (timer frequency), when CONFIG is allowed. */
+  readonly hz: string | undefined;
+}
+
 /** Fails with a clear message when Redis is not there, before any run starts. */
-export async function checkRedis(): Promise<number> {
+export async function checkRedis(): Promise<RedisFacts> {
   const redis = new Redis(REDIS_URL, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
@@ -130,21 +150,36 @@ export async function checkRedis(): Promise<number> {
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    // Round trip to Redis, for the header: every intent crosses it several times.
-    const times: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      await redis.ping();
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)] ?? Number.NaN;
+    await redis.ping();
   } catch (err) {
+    redis.disconnect();
     throw new Error(
       `Redis is not reachable at ${REDIS_URL} (${err instanceof Error ? err.message : String(err)}).\n` +
         'This benchmark runs the real intent bus and executor on Redis: start one ' +
         '(e.g. `redis-server` or `docker run -p 6379:6379 redis:7`) or set REDIS_URL.',
     );
+  }
+  try {
+    const median = async (n: number, op: () => Promise<unknown>): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        await op();
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      return times[Math.floor(times.length / 2)] ?? Number.NaN;
+    };
+    // Every intent crosses Redis several times; the executor's budget timer is a BullMQ delayed
+    // job, woken by a blocking pop's timeout, whose resolution is the server's.
+    const pingMs = await median(200, () => redis.ping());
+    const empty = `makerd-bench-empty-${randomBytes(4).toString('hex')}`;
+    const block10Ms = await median(5, () => redis.bzpopmin(empty, 0.01));
+    const hz = await redis
+      .config('GET', 'hz')
+      .then((r) => (Array.isArray(r) ? String(r[1]) : undefined))
+      .catch(() => undefined);
+    return { pingMs, block10Ms, hz };
   } finally {
     redis.disconnect();
   }

@@ -1,8 +1,21 @@
 import {
+  show,
+  isFields,
+  intIn,
+  finite,
+  text,
+  nonEmpty,
+  decimal,
+  bool,
+  oneOf,
+  nullable,
+  type Check,
+  type Fields,
+} from '../core/field-checks.js';
+import {
   InvalidInputError,
   MAX_INSTANCE,
   SIDES,
-  isDecimalString,
   parseSlotKey,
   type DesiredOrder,
   type IntentAction,
@@ -27,43 +40,10 @@ interface Problem {
   readonly reason: string;
 }
 
-type Check = (value: unknown) => string | undefined;
-type Fields = Record<string, unknown>;
-
 const ACTIONS: readonly IntentAction[] = ['place', 'amend', 'cancel'];
 /** Printable, no spaces, and no `|`, which separates pair and slot in the generations hash. */
 const PAIR = /^[\x21-\x7b\x7d\x7e]{1,64}$/;
 
-const show = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-};
-const isFields = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const intIn =
-  (min: number, max: number): Check =>
-  (v) =>
-    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
-      ? undefined
-      : `must be an integer in ${min}..${max}, got ${show(v)}`;
-const finite: Check = (v) =>
-  typeof v === 'number' && Number.isFinite(v)
-    ? undefined
-    : `must be a finite number, got ${show(v)}`;
-const text: Check = (v) => (typeof v === 'string' ? undefined : `must be a string, got ${show(v)}`);
-const nonEmpty: Check = (v) =>
-  typeof v === 'string' && v.length > 0 ? undefined : `must be a non-empty string, got ${show(v)}`;
-const decimal: Check = (v) =>
-  isDecimalString(v) ? undefined : `must be a decimal string, got ${show(v)}`;
-const bool: Check = (v) =>
-  typeof v === 'boolean' ? undefined : `must be true or false, got ${show(v)}`;
-const oneOf =
-  (values: readonly string[]): Check =>
-  (v) =>
-    values.includes(v as string)
-      ? undefined
-      : `must be one of ${values.join(', ')}, got ${show(v)}`;
 const pair: Check = (v) =>
   typeof v === 'string' && PAIR.test(v)
     ? undefined
@@ -78,10 +58,6 @@ const slot: Check = (v) => {
     throw err;
   }
 };
-const nullable =
-  (check: Check): Check =>
-  (v) =>
-    v === null ? undefined : check(v);
 
 const DESIRED: Record<keyof DesiredOrder, Check> = {
   side: oneOf(SIDES),

@@ -1,3 +1,17 @@
+import {
+  show,
+  isFields,
+  intIn,
+  finite,
+  text,
+  nonEmpty,
+  decimal,
+  bool,
+  oneOf,
+  nullable,
+  type Check,
+  type Fields,
+} from '../../core/field-checks.js';
 import { InvalidInputError, SIDES, dec, isDecimalString, parseSlotKey } from '../../core/index.js';
 import { ORDER_STATES, type Fill, type Position, type TrackedOrder } from '../types.js';
 import { TrackerError } from './errors.js';
@@ -12,54 +26,17 @@ import { TrackerError } from './errors.js';
  * milliseconds, counts and userrefs, all safe integers or finite numbers that JSON round-trips.
  */
 
-type Check = (value: unknown) => string | undefined;
-type Fields = Record<string, unknown>;
-
 /** Printable, no spaces: a pair id is part of every per-pair key. */
 const PAIR_RE = /^[\x21-\x7e]{1,64}$/;
 /** The slot of an order of the key that is not this instance's (types.ts). */
 export const FOREIGN_SLOT = 'foreign';
 
-const show = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-};
-const isFields = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const intIn =
-  (min: number, max: number): Check =>
-  (v) =>
-    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
-      ? undefined
-      : `must be an integer in ${min}..${max}, got ${show(v)}`;
 const anyInt = intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 const count = intIn(0, Number.MAX_SAFE_INTEGER);
-const finite: Check = (v) =>
-  typeof v === 'number' && Number.isFinite(v)
-    ? undefined
-    : `must be a finite number, got ${show(v)}`;
-const text: Check = (v) => (typeof v === 'string' ? undefined : `must be a string, got ${show(v)}`);
-const nonEmpty: Check = (v) =>
-  typeof v === 'string' && v.length > 0 ? undefined : `must be a non-empty string, got ${show(v)}`;
-const decimal: Check = (v) =>
-  isDecimalString(v) ? undefined : `must be a decimal string, got ${show(v)}`;
 const nonNegative: Check = (v) =>
   isDecimalString(v) && !dec(v).lt(0)
     ? undefined
     : `must be a non-negative decimal string, got ${show(v)}`;
-const bool: Check = (v) =>
-  typeof v === 'boolean' ? undefined : `must be true or false, got ${show(v)}`;
-const oneOf =
-  (values: readonly string[]): Check =>
-  (v) =>
-    values.includes(v as string)
-      ? undefined
-      : `must be one of ${values.join(', ')}, got ${show(v)}`;
-const nullable =
-  (check: Check): Check =>
-  (v) =>
-    v === null ? undefined : check(v);
 const pair: Check = (v) =>
   typeof v === 'string' && PAIR_RE.test(v)
     ? undefined

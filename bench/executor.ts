@@ -1,0 +1,176 @@
+/**
+ * `npm run bench:executor`: makerd's order entry against a naive baseline (issue #5 item 8).
+ *
+ * For each tier, two contenders one after the other (never in parallel: latency is measured), each
+ * on a fresh in-process simulator with the background market on and the same seed, quoting a
+ * strategy that moves every quote on every snapshot (bench/executor/chase-strategy.ts):
+ *
+ *   makerd — MarketFeed + Runner + IntentBus + Executor in this process, on real Redis (a fresh
+ *            prefix per run, deleted afterwards);
+ *   naive  — the same feed and strategy; every second, per slot, CancelOrder then AddOrder.
+ *
+ * Printed per run: order-entry calls, ratecount points the simulator charged against the points
+ * the tier made available (budget utilization), rate-limit and other rejections, quote distance
+ * from target, tick-to-wire p50/p99 and (makerd) intent age at send; then a verdict per tier.
+ *
+ * Flags: --seconds N (per run, default 120), --tiers starter,intermediate,pro (default all),
+ * --levels N (quotes per side, default 2). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379).
+ */
+import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
+import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
+import { runMakerd } from './executor/makerd.js';
+import { NAIVE_INTERVAL_MS, runNaive } from './executor/naive.js';
+import { NOTES, calls, table, verdict } from './executor/report.js';
+import type { RunOptions, RunResult } from './executor/result.js';
+import {
+  REDIS_URL,
+  SIM_SEED,
+  checkRedis,
+  type RedisFacts,
+  executorConfig,
+  marketConfig,
+  planFor,
+  runnerConfig,
+} from './executor/setup.js';
+import { fmtMs } from './executor/stats.js';
+import { printHeader, startWatchdog } from './support/run.js';
+
+interface Args {
+  readonly seconds: number;
+  readonly tiers: readonly Tier[];
+  readonly levels: number;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let seconds = 120;
+  let tiers: readonly Tier[] = TIERS;
+  let levels = 2;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--seconds':
+        seconds = positive(flag, value());
+        break;
+      case '--tiers':
+        tiers = value()
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+          .map(parseTier);
+        break;
+      case '--levels':
+        levels = positive(flag, value());
+        break;
+      default:
+        throw new Error(
+          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N`,
+        );
+    }
+  }
+  if (tiers.length === 0) throw new Error('--tiers: name at least one tier');
+  return { seconds, tiers, levels };
+}
+
+function positive(flag: string | undefined, v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} must be a positive number, got ${v}`);
+  return n;
+}
+
+function describeSetup(args: Args, redis: RedisFacts): void {
+  console.log(
+    `Redis ${REDIS_URL}: PING p50 ${fmtMs(redis.pingMs)} ms; a 10 ms BZPOPMIN timeout returns after ` +
+      `${fmtMs(redis.block10Ms)} ms (server hz ${redis.hz ?? 'unknown'})`,
+  );
+  console.log(
+    `simulator in-process, background market ` +
+      `seed ${SIM_SEED}; pairs XBTUSD, ETHUSD; ${args.levels} levels per side (${4 * args.levels} slots), ` +
+      `${args.seconds} s per run`,
+  );
+  console.log(
+    `feed: Depth every ${marketConfig.polls.depth.interval_ms} ms per pair (public), OpenOrders/BalanceEx as ` +
+      `planned for the tier; runner: price_tolerance_bps ${runnerConfig.price_tolerance_bps}, volume_tolerance ` +
+      `${runnerConfig.volume_tolerance}, min_tick_interval_ms ${runnerConfig.min_tick_interval_ms}; executor: ` +
+      `defaults (headroom_points ${executorConfig.headroom_points}); naive: every ${NAIVE_INTERVAL_MS} ms`,
+  );
+  for (const tier of args.tiers) {
+    const m = MATCHING_ENGINE[tier];
+    const plan = planFor(tier, []);
+    const every = (id: string): string =>
+      `${((plan.polls.find((p) => p.id === id)?.intervalMs ?? Number.NaN) / 1000).toFixed(1)} s`;
+    console.log(
+      `  ${tier}: ratecount max ${m.max}, decay ${m.decayPerSec}/s per pair; REST budget for polls ` +
+        `${plan.private.availablePerSec.toFixed(3)}/s → OpenOrders every ${every('openOrders')}, ` +
+        `BalanceEx every ${every('balance')}`,
+    );
+  }
+  console.log('');
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const runs = args.tiers.length * 2;
+  const disarm = startWatchdog((runs * (args.seconds + 30) + 60) * 1000, () => undefined);
+  printHeader('executor');
+  let redis: RedisFacts;
+  try {
+    redis = await checkRedis();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    disarm();
+    process.exitCode = 1;
+    return;
+  }
+  describeSetup(args, redis);
+
+  const results: RunResult[] = [];
+  for (const tier of args.tiers) {
+    const opts: RunOptions = { tier, seconds: args.seconds, levels: args.levels };
+    for (const [name, run] of [
+      ['makerd', runMakerd],
+      ['naive', runNaive],
+    ] as const) {
+      process.stdout.write(`running ${tier} / ${name} for ${args.seconds} s ... `);
+      const r = await run(opts);
+      results.push(r);
+      console.log(`${calls(r)} order-entry calls`);
+    }
+  }
+
+  console.log('');
+  console.log(table(results));
+  console.log('');
+  for (const n of NOTES) console.log(`- ${n}`);
+  console.log('');
+  console.log('makerd against the targets (utilization ≥ 90 % with zero rate-limit rejections;');
+  console.log('tick-to-wire p50 ≤ 1 ms and p99 ≤ 5 ms):');
+  for (const r of results) if (r.contender === 'makerd') console.log(`  ${verdict(r)}`);
+  console.log('');
+  console.log('details:');
+  for (const r of results) {
+    const byEndpoint = [...r.orderEntry].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+    console.log(
+      `  ${r.tier} / ${r.contender}: calls ${byEndpoint}; charged by pair ${fmtCharged(r)}`,
+    );
+    console.log(
+      `    distance ${r.distance.meanPresentBps.toFixed(2)} bps over slots with an order, ` +
+        `${r.distance.samples} samples; ${r.sim.openOrders} orders open at the end, ${r.sim.trades} fills`,
+    );
+    for (const d of r.details) console.log(`    ${d}`);
+  }
+  disarm();
+}
+
+function fmtCharged(r: RunResult): string {
+  return Object.entries(r.sim.chargedByPair)
+    .map(([pair, v]) => `${pair} ${v.toFixed(1)}`)
+    .join(', ');
+}
+
+await main();

@@ -1,0 +1,132 @@
+import type { Latency, RunResult } from './result.js';
+import { MISSING_BPS } from './distance.js';
+import { fmtMs, percentiles } from './stats.js';
+
+export const RATE_LIMIT = 'EOrder:Rate limit exceeded';
+
+/** Targets of issue #5 item 8, for makerd. */
+export const TARGETS = { utilization: 0.9, p50Ms: 1, p99Ms: 5 } as const;
+
+export interface LatencyFigures {
+  readonly p50: number;
+  readonly p99: number;
+  readonly count: number;
+  /** True when read off histogram buckets: the figures are upper bounds. */
+  readonly bound: boolean;
+}
+
+export function latencyOf(l: Latency | undefined): LatencyFigures | undefined {
+  if (l === undefined) return undefined;
+  if (l.samples.length > 0) return { ...percentiles(l.samples), bound: false };
+  if (l.fromHistogram !== undefined) return { ...l.fromHistogram, bound: true };
+  return { p50: Number.NaN, p99: Number.NaN, count: 0, bound: false };
+}
+
+function fmtLatency(f: LatencyFigures | undefined, which: 'p50' | 'p99'): string {
+  if (f === undefined) return '—';
+  if (f.count === 0) return 'n/a';
+  return `${f.bound ? '≤ ' : ''}${fmtMs(f[which])}`;
+}
+
+function otherRejections(r: RunResult): string {
+  const others = Object.entries(r.sim.rejections).filter(([k]) => k !== RATE_LIMIT);
+  if (others.length === 0) return '0';
+  return others.map(([k, v]) => `${v} × ${k}`).join('; ');
+}
+
+function pct(x: number): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : 'n/a';
+}
+
+function num(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+export function utilizationOf(r: RunResult): number {
+  return r.pointsCharged / r.pointsAvailable;
+}
+
+export function calls(r: RunResult): number {
+  return [...r.orderEntry.values()].reduce((a, b) => a + b, 0);
+}
+
+export function table(results: readonly RunResult[]): string {
+  const head = [
+    'tier',
+    'contender',
+    'duration s',
+    'order-entry calls',
+    'points charged',
+    'points available',
+    'budget utilization',
+    'rate-limit rejections',
+    'other rejections',
+    `quote distance bps (mean)`,
+    'slot samples without order',
+    'tick-to-wire p50 ms',
+    'tick-to-wire p99 ms',
+    'intent age p50 ms',
+    'intent age p99 ms',
+  ];
+  const rows = results.map((r) => {
+    const t2w = latencyOf(r.tickToWire);
+    const age = latencyOf(r.intentAge);
+    return [
+      r.tier,
+      r.contender,
+      (r.durationMs / 1000).toFixed(1),
+      String(calls(r)),
+      num(r.pointsCharged),
+      num(r.pointsAvailable),
+      pct(utilizationOf(r)),
+      String(r.sim.rejections[RATE_LIMIT] ?? 0),
+      otherRejections(r),
+      Number.isFinite(r.distance.meanBps) ? r.distance.meanBps.toFixed(2) : 'n/a',
+      pct(r.distance.missingShare),
+      fmtLatency(t2w, 'p50'),
+      fmtLatency(t2w, 'p99'),
+      fmtLatency(age, 'p50'),
+      fmtLatency(age, 'p99'),
+    ];
+  });
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export const NOTES = [
+  `quote distance: every 250 ms, per wanted slot, |live order price − wanted price| / wanted price in bps,` +
+    ` against the latest quotes the strategy asked for; a slot without an order counts ${MISSING_BPS} bps.`,
+  'points available = Σ over the 2 pairs of (tier max ratecount + decay/s × duration); points charged and' +
+    ' rejections are the simulator’s own (/_sim/state).',
+  'tick-to-wire: makerd = executor onWire samples (later of snapshot ready and budget available → request' +
+    ' signed); naive = snapshot its prices came from ready → request signed (stamped()).',
+  'intent age (makerd): intent created by the runner → request signed.',
+];
+
+/** One line per tier for makerd against the targets. */
+export function verdict(r: RunResult): string {
+  const u = utilizationOf(r);
+  const rateLimited = Object.entries(r.sim.rejections)
+    .filter(([k]) => /Rate limit exceeded/.test(k))
+    .reduce((a, [, v]) => a + v, 0);
+  const t = latencyOf(r.tickToWire);
+  const checks: [string, boolean][] = [
+    [`utilization ${pct(u)} ≥ ${TARGETS.utilization * 100} %`, u >= TARGETS.utilization],
+    [`rate-limit rejections ${rateLimited} = 0`, rateLimited === 0],
+    [
+      `tick-to-wire p50 ${fmtLatency(t, 'p50')} ms ≤ ${TARGETS.p50Ms} ms`,
+      t !== undefined && t.count > 0 && t.p50 <= TARGETS.p50Ms,
+    ],
+    [
+      `p99 ${fmtLatency(t, 'p99')} ms ≤ ${TARGETS.p99Ms} ms`,
+      t !== undefined && t.count > 0 && t.p99 <= TARGETS.p99Ms,
+    ],
+  ];
+  const ok = checks.every(([, pass]) => pass);
+  const other = otherRejections(r);
+  return (
+    `${r.tier}: ${ok ? 'PASS' : 'MISS'} — ` +
+    checks.map(([what, pass]) => `${what} ${pass ? 'yes' : 'NO'}`).join('; ') +
+    (other === '0' ? '' : ` (other rejections: ${other})`)
+  );
+}

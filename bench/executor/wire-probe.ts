@@ -1,0 +1,283 @@
+/**
+ * Where makerd's tick-to-wire goes, measured from outside the executor: the runner's published
+ * intents (with their generations) are remembered, and the executor's client is wrapped so each
+ * order-entry call is timed (executor calls the client → request signed → answer) and tied back to
+ * the intents it carries through the userrefs (or, for cancels, the txids) it names. A private
+ * AsyncLocalStorage, not wire-stamp's, so the executor's own measurement is left untouched.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IntentBus } from '../../src/bus/index.js';
+import { decodeUserref, slotKey, type Clock, type OrderIntent } from '../../src/core/index.js';
+import { signedChannel, type CallOptions, type SpotClient } from '../../src/exchange/index.js';
+import type { Endpoint } from '../../src/exchange/index.js';
+import { fmtMs, percentiles } from './stats.js';
+
+interface IntentTimes {
+  readonly snapshotAtMs: number;
+  readonly createdAtMs: number;
+  readonly publishedAtMs: number;
+}
+
+interface ProbedCall {
+  readonly pair: string;
+  readonly endpoint: string;
+  readonly startAt: number;
+  readonly signedAt: number;
+  readonly endAt: number;
+  readonly intents: readonly IntentTimes[];
+}
+
+const ORDER_ENTRY = new Set([
+  'AddOrder',
+  'AddOrderBatch',
+  'EditOrder',
+  'CancelOrder',
+  'CancelOrderBatch',
+]);
+
+interface LooseOrderRequest {
+  readonly pair?: string;
+  readonly userref?: number;
+  readonly txid?: string;
+  readonly orders?: readonly (string | { readonly userref?: number })[];
+}
+
+interface LooseOrderResult {
+  readonly txid?: string | readonly string[];
+  readonly orders?: readonly { readonly txid?: string }[];
+}
+
+export class WireProbe {
+  readonly #clock: Clock;
+  readonly #calls: ProbedCall[] = [];
+  readonly #byGeneration = new Map<string, IntentTimes>();
+  readonly #latest = new Map<string, IntentTimes[]>();
+  readonly #slotOfTxid = new Map<string, { pair: string; slot: string }>();
+  /** Per pair: when the executor started a drain (its peek at the register). */
+  readonly #drains = new Map<string, number[]>();
+  /** Per pair: jobs added (publish: delay 0; executor waiting for budget: delay > 0). */
+  readonly #enqueues = new Map<string, { at: number; delayMs: number }[]>();
+  readonly #als = new AsyncLocalStorage<{ at: number | undefined }>();
+  readonly #onSigned = (): void => {
+    const s = this.#als.getStore();
+    if (s !== undefined && s.at === undefined) s.at = this.#clock.now();
+  };
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+    signedChannel.subscribe(this.#onSigned);
+  }
+
+  close(): void {
+    signedChannel.unsubscribe(this.#onSigned);
+  }
+
+  published(intents: readonly OrderIntent[], atMs: number): void {
+    for (const i of intents) {
+      const t = {
+        snapshotAtMs: i.snapshotAtMs,
+        createdAtMs: i.createdAtMs,
+        publishedAtMs: atMs,
+      };
+      this.#byGeneration.set(`${i.pair}|${i.slot}|${i.generation % 0x10000}`, t);
+      const k = `${i.pair}|${i.slot}`;
+      this.#latest.set(k, [...(this.#latest.get(k) ?? []).slice(-7), t]);
+    }
+  }
+
+  /** Notes when drains start (pending) and jobs are added (enqueue) on `bus`. */
+  attachBus(bus: IntentBus): void {
+    const pending = bus.pending.bind(bus);
+    const enqueue = bus.enqueue.bind(bus);
+    bus.pending = (pair) => {
+      push(this.#drains, pair, this.#clock.now());
+      return pending(pair);
+    };
+    bus.enqueue = (pair, options = {}) => {
+      push(this.#enqueues, pair, { at: this.#clock.now(), delayMs: options.delayMs ?? 0 });
+      return enqueue(pair, options);
+    };
+  }
+
+  /** Times every order-entry call `client` makes from now on. */
+  attach(client: SpotClient): void {
+    const call = client.call.bind(client);
+    client.call = <Req, Out>(ep: Endpoint<Req, Out>, req: Req, opts?: CallOptions) => {
+      if (!ORDER_ENTRY.has(ep.name)) return call(ep, req, opts);
+      const stamp = { at: undefined as number | undefined };
+      const startAt = this.#clock.now();
+      const r = req as LooseOrderRequest;
+      const intents = this.#intentsOf(ep.name, r, startAt);
+      const pair = r.pair ?? this.#slotOfTxid.get(r.txid ?? firstTxid(r) ?? '')?.pair ?? '?';
+      return this.#als
+        .run(stamp, () => call(ep, req, opts))
+        .then((res) => {
+          this.#learnTxids(ep.name, r, res.result as LooseOrderResult);
+          return res;
+        })
+        .finally(() => {
+          if (stamp.at === undefined) return;
+          const endAt = this.#clock.now();
+          this.#calls.push({
+            pair,
+            endpoint: ep.name,
+            startAt,
+            signedAt: stamp.at,
+            endAt,
+            intents,
+          });
+        });
+    };
+  }
+
+  #intentsOf(endpoint: string, r: LooseOrderRequest, atMs: number): IntentTimes[] {
+    const byUserref = (pair: string | undefined, userref: number | undefined): IntentTimes[] => {
+      const d = decodeUserref(userref);
+      if (d === undefined || pair === undefined) return [];
+      const t = this.#byGeneration.get(`${pair}|${slotKey(d.slot)}|${d.generation}`);
+      return t === undefined ? [] : [t];
+    };
+    const byTxid = (txid: string): IntentTimes[] => {
+      const s = this.#slotOfTxid.get(txid);
+      if (s === undefined) return [];
+      const before = (this.#latest.get(`${s.pair}|${s.slot}`) ?? []).filter(
+        (t) => t.publishedAtMs <= atMs,
+      );
+      const t = before[before.length - 1];
+      return t === undefined ? [] : [t];
+    };
+    switch (endpoint) {
+      case 'AddOrder':
+      case 'EditOrder':
+        return byUserref(r.pair, r.userref);
+      case 'AddOrderBatch':
+        return (r.orders ?? []).flatMap((o) =>
+          typeof o === 'string' ? [] : byUserref(r.pair, o.userref),
+        );
+      case 'CancelOrder':
+        return r.txid === undefined ? [] : byTxid(r.txid);
+      case 'CancelOrderBatch':
+        return (r.orders ?? []).flatMap((o) => (typeof o === 'string' ? byTxid(o) : []));
+      default:
+        return [];
+    }
+  }
+
+  #learnTxids(endpoint: string, r: LooseOrderRequest, result: LooseOrderResult): void {
+    const learn = (txid: string | undefined, userref: number | undefined): void => {
+      const d = decodeUserref(userref);
+      if (txid !== undefined && d !== undefined && r.pair !== undefined) {
+        this.#slotOfTxid.set(txid, { pair: r.pair, slot: slotKey(d.slot) });
+      }
+    };
+    const txid = typeof result.txid === 'string' ? result.txid : result.txid?.[0];
+    if (endpoint === 'AddOrder' || endpoint === 'EditOrder') learn(txid, r.userref);
+    if (endpoint === 'AddOrderBatch') {
+      (result.orders ?? []).forEach((o, i) => {
+        const sent = r.orders?.[i];
+        learn(o.txid, typeof sent === 'string' ? undefined : sent?.userref);
+      });
+    }
+  }
+
+  /** Lines for the report: the path of an intent, stage by stage. */
+  summary(): string[] {
+    const calls = this.#calls;
+    if (calls.length === 0) return ['wire probe: no order-entry call seen'];
+    const perIntent = calls.flatMap((c) => c.intents.map((i) => ({ c, i })));
+    const line = (what: string, xs: readonly number[]): string => {
+      const p = percentiles(xs);
+      return `${what}: p50 ${fmtMs(p.p50)} ms, p99 ${fmtMs(p.p99)} ms (n=${p.count})`;
+    };
+    // A call that starts within 1 ms of the answer to the previous call on its pair was queued
+    // behind it in the same drain: the executor sends a plan's calls one after another.
+    const sorted = [...calls].sort((a, b) => a.startAt - b.startAt);
+    const lastEnd = new Map<string, number>();
+    let behind = 0;
+    for (const c of sorted) {
+      const prev = lastEnd.get(c.pair);
+      if (prev !== undefined && c.startAt >= prev && c.startAt - prev < 1) behind++;
+      lastEnd.set(c.pair, Math.max(prev ?? 0, c.endAt));
+    }
+    // The drain each call went out in, and what woke that drain.
+    const firstOfDrain = new Map<string, ProbedCall>();
+    for (const c of sorted) {
+      const start = lastAtOrBefore(this.#drains.get(c.pair) ?? [], (d) => d, c.startAt);
+      if (start !== undefined && !firstOfDrain.has(`${c.pair}|${start}`))
+        firstOfDrain.set(`${c.pair}|${start}`, c);
+    }
+    const overhead: number[] = [];
+    const pickup: number[] = [];
+    const late: number[] = [];
+    for (const [k, c] of firstOfDrain) {
+      const start = Number(k.slice(k.indexOf('|') + 1));
+      overhead.push(c.startAt - start);
+      const jobs = this.#enqueues.get(c.pair) ?? [];
+      const job = lastAtOrBefore(jobs, (j) => j.at, start);
+      if (job === undefined) continue;
+      if (job.delayMs > 0 && job.at + job.delayMs <= start + 1)
+        late.push(start - job.at - job.delayMs);
+      else {
+        const now = lastAtOrBefore(
+          jobs.filter((j) => j.delayMs === 0),
+          (j) => j.at,
+          start,
+        );
+        if (now !== undefined) pickup.push(start - now.at);
+      }
+    }
+    return [
+      `wire probe (client-side, ${calls.length} calls, ${perIntent.length} tied to intents):`,
+      `  ${line(
+        'snapshot → request signed, budget waits included',
+        perIntent.map(({ c, i }) => c.signedAt - i.snapshotAtMs),
+      )}`,
+      `  ${line(
+        'snapshot → intent created (runner tick)',
+        perIntent.map(({ i }) => i.createdAtMs - i.snapshotAtMs),
+      )}`,
+      `  ${line(
+        'intent created → published (bus.publish)',
+        perIntent.map(({ i }) => i.publishedAtMs - i.createdAtMs),
+      )}`,
+      `  ${line(
+        'published → executor calls the client (queue, budget, drain)',
+        perIntent.map(({ c, i }) => c.startAt - i.publishedAtMs),
+      )}`,
+      `  ${line(
+        'client called → request signed (nonce from Redis, signing)',
+        calls.map((c) => c.signedAt - c.startAt),
+      )}`,
+      `  ${line(
+        'request signed → answer (HTTP round trip to the simulator)',
+        calls.map((c) => c.endAt - c.signedAt),
+      )}`,
+      `  ${line('drain start → its first call (register peek, ratecount reserve, take, tracker write)', overhead)}`,
+      `  ${line('job added by a publish → drain start (BullMQ pickup)', pickup)}`,
+      `  ${line('budget timer due → drain start (delayed job lateness)', late)}`,
+      `  ${calls.length} calls in ${firstOfDrain.size} drains; ${late.length} drains woken by the budget timer, ${pickup.length} by a publish`,
+      `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
+    ];
+  }
+}
+
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
+  const xs = m.get(k);
+  if (xs === undefined) m.set(k, [v]);
+  else xs.push(v);
+}
+
+/** The last element (in time order) whose time is at or before `at`. */
+function lastAtOrBefore<T>(xs: readonly T[], time: (x: T) => number, at: number): T | undefined {
+  let found: T | undefined;
+  for (const x of xs) {
+    if (time(x) <= at) found = x;
+    else break;
+  }
+  return found;
+}
+
+function firstTxid(r: LooseOrderRequest): string | undefined {
+  const o = r.orders?.[0];
+  return typeof o === 'string' ? o : undefined;
+}
