@@ -114,7 +114,14 @@ function describeSetup(args: Args, redis: RedisFacts): void {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 2;
+    return;
+  }
   const runs = args.tiers.length * 2;
   const disarm = startWatchdog((runs * (args.seconds + 30) + 60) * 1000, () => undefined);
   printHeader('executor');
@@ -147,6 +154,13 @@ async function main(): Promise<void> {
   console.log(table(results));
   console.log('');
   for (const n of NOTES) console.log(`- ${n}`);
+  if (results.some((r) => r.tickToWire.fromHistogram !== undefined)) {
+    console.log(
+      '- ≤ x: the executor delivered no onWire samples, so the figure is the upper bound of the ' +
+        'bucket of its own histogram (makerd_tick_to_wire_seconds, makerd_intent_wait_seconds) ' +
+        'that holds the percentile.',
+    );
+  }
   console.log('');
   console.log('makerd against the targets (utilization ≥ 90 % with zero rate-limit rejections;');
   console.log('tick-to-wire p50 ≤ 1 ms and p99 ≤ 5 ms):');
@@ -155,9 +169,11 @@ async function main(): Promise<void> {
   console.log('details:');
   for (const r of results) {
     const byEndpoint = [...r.orderEntry].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+    const rest = [...r.restCalls].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
     console.log(
       `  ${r.tier} / ${r.contender}: calls ${byEndpoint}; charged by pair ${fmtCharged(r)}`,
     );
+    console.log(`    private REST calls signed (all clients of the key): ${rest}`);
     console.log(
       `    distance ${r.distance.meanPresentBps.toFixed(2)} bps over slots with an order, ` +
         `${r.distance.samples} samples; ${r.sim.openOrders} orders open at the end, ${r.sim.trades} fills`,

@@ -23,7 +23,7 @@ import {
   PAIR_NAMES,
   REDIS_URL,
   addKey,
-  countOrderEntry,
+  countSigned,
   executorConfig,
   feedFor,
   hrClock,
@@ -54,7 +54,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const registry = new Registry();
   const bus = new IntentBus({ connection: redis, prefix, clock });
   const flags = new ControlFlags({ connection: redis, prefix });
-  const entries = countOrderEntry();
+  const entries = countSigned();
   const probe = new WireProbe(clock);
   probe.attach(execClient);
   probe.attachBus(bus);
@@ -131,7 +131,8 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `runner: ${sum(stats.map((s) => s.ticks))} ticks, ${sum(stats.map((s) => s.intents))} intents published, ` +
         `${sum(stats.map((s) => s.coalesced))} coalesced on the bus before the executor took them`,
       `executor intents by outcome: ${fmtMap(intents)}`,
-      `executor ratecount points by action (its model): ${fmtMap(points)}`,
+      `executor ratecount points by action (its model): ${fmtMap(points)}; total ` +
+        `${sum([...points.values()]).toFixed(1)} against ${pointsCharged.toFixed(1)} the simulator charged`,
       `snapshot → intent published (runner + bus.publish): p50 ${fmtMs(percentiles(published).p50)} ms, ` +
         `p99 ${fmtMs(percentiles(published).p99)} ms; bus.publish call p50 ${fmtMs(percentiles(publishCall).p50)} ms`,
     );
@@ -163,7 +164,8 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       tier: opts.tier,
       contender: 'makerd',
       durationMs,
-      orderEntry: new Map(entries.counts),
+      orderEntry: new Map(entries.orderEntry),
+      restCalls: new Map(entries.rest),
       sim: simFigures,
       pointsCharged,
       pointsAvailable,

@@ -18,7 +18,7 @@ import {
   INSTANCE,
   PAIR_NAMES,
   addKey,
-  countOrderEntry,
+  countSigned,
   feedFor,
   hrClock,
   readSimState,
@@ -43,7 +43,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
     restHeadroom: 1,
     clock,
   });
-  const entries = countOrderEntry();
+  const entries = countSigned();
   try {
     const pairs = await loadPairs(client, [...PAIR_NAMES]);
     const feed = feedFor(client, pairs, opts.tier);
@@ -170,7 +170,8 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
       tier: opts.tier,
       contender: 'naive',
       durationMs,
-      orderEntry: new Map(entries.counts),
+      orderEntry: new Map(entries.orderEntry),
+      restCalls: new Map(entries.rest),
       sim: simFigures,
       pointsCharged,
       pointsAvailable,

@@ -24,6 +24,8 @@ export interface RunResult {
   readonly durationMs: number;
   /** Order-entry requests signed, by endpoint. */
   readonly orderEntry: ReadonlyMap<string, number>;
+  /** Other private requests signed (they spend the key's REST counter), by endpoint. */
+  readonly restCalls: ReadonlyMap<string, number>;
   readonly sim: SimFigures;
   readonly pointsCharged: number;
   readonly pointsAvailable: number;

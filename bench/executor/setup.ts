@@ -100,7 +100,8 @@ export function addKey(sim: Simulator, tier: Tier, who: string): KeyPair {
 
 /**
  * The feed's poll plan as runner-role makes it. The executor's reconciliation (OpenOrders +
- * ClosedOrders every reconcile_interval_ms) is reserved out of the key's REST budget.
+ * ClosedOrders per pair every reconcile_interval_ms) is reserved out of the key's REST budget;
+ * its unknown-outcome queries are not (they cannot be planned).
  */
 export function planFor(tier: Tier, pairs: readonly PairInfo[]): BudgetPlan {
   return planBudget({
@@ -110,7 +111,7 @@ export function planFor(tier: Tier, pairs: readonly PairInfo[]): BudgetPlan {
       pairs.map((p) => p.id),
     ),
     utilization: marketConfig.utilization,
-    privateReservePerSec: 2_000 / executorConfig.reconcile_interval_ms,
+    privateReservePerSec: (PAIR_NAMES.length * 2_000) / executorConfig.reconcile_interval_ms,
     heartbeat: {
       intervalMs: marketConfig.heartbeat.interval_ms,
       cost: marketConfig.heartbeat.cost,
@@ -226,15 +227,21 @@ const ORDER_ENTRY = new Set([
 ]);
 
 /**
- * Counts order-entry requests signed in this process (the client's diagnostics channel), by
- * endpoint: the same count for both contenders, whatever their code does.
+ * Counts requests signed in this process (the client's diagnostics channel), by endpoint:
+ * order entry, and the other private calls (REST counter), the same way for both contenders.
  */
-export function countOrderEntry(): { counts: Map<string, number>; stop: () => void } {
-  const counts = new Map<string, number>();
+export function countSigned(): {
+  orderEntry: Map<string, number>;
+  rest: Map<string, number>;
+  stop: () => void;
+} {
+  const orderEntry = new Map<string, number>();
+  const rest = new Map<string, number>();
   const onSigned = (message: unknown): void => {
-    const endpoint = (message as { endpoint?: string }).endpoint ?? '';
-    if (ORDER_ENTRY.has(endpoint)) counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+    const { endpoint = '', family = '' } = message as { endpoint?: string; family?: string };
+    const into = ORDER_ENTRY.has(endpoint) ? orderEntry : family === 'private' ? rest : undefined;
+    into?.set(endpoint, (into.get(endpoint) ?? 0) + 1);
   };
   signedChannel.subscribe(onSigned);
-  return { counts, stop: () => signedChannel.unsubscribe(onSigned) };
+  return { orderEntry, rest, stop: () => signedChannel.unsubscribe(onSigned) };
 }

@@ -57,6 +57,8 @@ export class WireProbe {
   readonly #drains = new Map<string, number[]>();
   /** Per pair: jobs added (publish: delay 0; executor waiting for budget: delay > 0). */
   readonly #enqueues = new Map<string, { at: number; delayMs: number }[]>();
+  /** The executor's other calls (reconciliation, unknown outcomes): durations by endpoint. */
+  readonly #reads = new Map<string, number[]>();
   readonly #als = new AsyncLocalStorage<{ at: number | undefined }>();
   readonly #onSigned = (): void => {
     const s = this.#als.getStore();
@@ -103,7 +105,12 @@ export class WireProbe {
   attach(client: SpotClient): void {
     const call = client.call.bind(client);
     client.call = <Req, Out>(ep: Endpoint<Req, Out>, req: Req, opts?: CallOptions) => {
-      if (!ORDER_ENTRY.has(ep.name)) return call(ep, req, opts);
+      if (!ORDER_ENTRY.has(ep.name)) {
+        const t0 = this.#clock.now();
+        return call(ep, req, opts).finally(() =>
+          push(this.#reads, ep.name, this.#clock.now() - t0),
+        );
+      }
       const stamp = { at: undefined as number | undefined };
       const startAt = this.#clock.now();
       const r = req as LooseOrderRequest;
@@ -257,6 +264,13 @@ export class WireProbe {
       `  ${line('budget timer due → drain start (delayed job lateness)', late)}`,
       `  ${calls.length} calls in ${firstOfDrain.size} drains; ${late.length} drains woken by the budget timer, ${pickup.length} by a publish`,
       `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
+      `  executor's other calls (REST budget, waits for the client's REST limiter included): ${
+        this.#reads.size === 0
+          ? 'none'
+          : [...this.#reads]
+              .map(([k, xs]) => `${k} ${xs.length} (max ${fmtMs(Math.max(...xs))} ms)`)
+              .join(', ')
+      }`,
     ];
   }
 }

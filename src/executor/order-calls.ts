@@ -264,12 +264,11 @@ export class OrderCalls {
       () => send({ signal }),
       (atMs) => {
         for (const { intent } of items) {
-          const from = Math.max(intent.snapshotAtMs, freeAtMs);
-          metrics.tickToWire.observe({ pair: ctx.id }, Math.max(0, atMs - from) / 1000);
-          metrics.intentWait.observe(
-            { pair: ctx.id },
-            Math.max(0, atMs - intent.createdAtMs) / 1000,
-          );
+          const tickToWireMs = Math.max(0, atMs - Math.max(intent.snapshotAtMs, freeAtMs));
+          const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
+          metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
+          metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
+          ctx.deps.onWire?.({ pair: ctx.id, action, tickToWireMs, intentAgeMs });
         }
       },
     );
