@@ -154,13 +154,6 @@ async function main(): Promise<void> {
   console.log(table(results));
   console.log('');
   for (const n of NOTES) console.log(`- ${n}`);
-  if (results.some((r) => r.tickToWire.fromHistogram !== undefined)) {
-    console.log(
-      '- ≤ x: the executor delivered no onWire samples, so the figure is the upper bound of the ' +
-        'bucket of its own histogram (makerd_tick_to_wire_seconds, makerd_intent_wait_seconds) ' +
-        'that holds the percentile.',
-    );
-  }
   console.log('');
   console.log('makerd against the targets (utilization ≥ 90 % with zero rate-limit rejections;');
   console.log('tick-to-wire p50 ≤ 1 ms and p99 ≤ 5 ms):');

@@ -15,7 +15,7 @@ import type { IntentSink } from '../../src/runner/ports.js';
 import { Runner } from '../../src/runner/runner.js';
 import { chaserFor, type WantedBook } from './chase-strategy.js';
 import { sampleDistance } from './distance.js';
-import { percentiles, histogramQuantiles, fmtMs, counterTotals } from './stats.js';
+import { percentiles, fmtMs, counterTotals } from './stats.js';
 import type { RunOptions, RunResult } from './result.js';
 import { WireProbe } from './wire-probe.js';
 import {
@@ -147,19 +147,6 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       );
     }
 
-    const histogram = async (
-      name: string,
-    ): Promise<{ p50: number; p99: number; count: number } | undefined> =>
-      wires.length > 0 ? undefined : histogramQuantiles(registry, name, 1000);
-    const tickHist = await histogram('makerd_tick_to_wire_seconds');
-    const ageHist = await histogram('makerd_intent_wait_seconds');
-    if (wires.length === 0) {
-      details.push(
-        'onWire delivered no samples: tick-to-wire and intent age come from the executor histograms ' +
-          '(bucket upper bounds, shown as ≤)',
-      );
-    }
-
     return {
       tier: opts.tier,
       contender: 'makerd',
@@ -170,14 +157,8 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       pointsCharged,
       pointsAvailable,
       distance: dist,
-      tickToWire: {
-        samples: wires.map((w) => w.tickToWireMs),
-        ...(tickHist === undefined ? {} : { fromHistogram: tickHist }),
-      },
-      intentAge: {
-        samples: wires.map((w) => w.intentAgeMs),
-        ...(ageHist === undefined ? {} : { fromHistogram: ageHist }),
-      },
+      tickToWire: { samples: wires.map((w) => w.tickToWireMs) },
+      intentAge: { samples: wires.map((w) => w.intentAgeMs) },
       details,
     };
   } finally {

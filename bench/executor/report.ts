@@ -11,21 +11,18 @@ export interface LatencyFigures {
   readonly p50: number;
   readonly p99: number;
   readonly count: number;
-  /** True when read off histogram buckets: the figures are upper bounds. */
-  readonly bound: boolean;
 }
 
 export function latencyOf(l: Latency | undefined): LatencyFigures | undefined {
   if (l === undefined) return undefined;
-  if (l.samples.length > 0) return { ...percentiles(l.samples), bound: false };
-  if (l.fromHistogram !== undefined) return { ...l.fromHistogram, bound: true };
-  return { p50: Number.NaN, p99: Number.NaN, count: 0, bound: false };
+  if (l.samples.length > 0) return percentiles(l.samples);
+  return { p50: Number.NaN, p99: Number.NaN, count: 0 };
 }
 
 function fmtLatency(f: LatencyFigures | undefined, which: 'p50' | 'p99'): string {
   if (f === undefined) return '—';
   if (f.count === 0) return 'n/a';
-  return `${f.bound ? '≤ ' : ''}${fmtMs(f[which])}`;
+  return fmtMs(f[which]);
 }
 
 function otherRejections(r: RunResult): string {

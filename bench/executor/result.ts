@@ -10,11 +10,9 @@ export interface RunOptions {
   readonly levels: number;
 }
 
-/** Raw latency samples in ms, or, when there are none, what a histogram says instead. */
+/** Raw latency samples in ms. */
 export interface Latency {
   readonly samples: readonly number[];
-  /** Set when the figures come from histogram buckets (upper bounds), not from samples. */
-  readonly fromHistogram?: { readonly p50: number; readonly p99: number; readonly count: number };
 }
 
 export interface RunResult {

@@ -39,29 +39,3 @@ export async function counterTotals(
   }
   return out;
 }
-
-/**
- * p50 and p99 of a histogram, summed over its labels, as the upper bound of the bucket they fall
- * in (times `scale`, e.g. 1000 for seconds → ms). Undefined when it counted nothing.
- */
-export async function histogramQuantiles(
-  registry: Registry,
-  name: string,
-  scale: number,
-): Promise<{ p50: number; p99: number; count: number } | undefined> {
-  const buckets = new Map<number, number>();
-  for (const v of await valuesOf(registry, name)) {
-    if (v.metricName !== `${name}_bucket`) continue;
-    const le = v.labels.le === '+Inf' ? Infinity : Number(v.labels.le);
-    buckets.set(le, (buckets.get(le) ?? 0) + v.value);
-  }
-  const bounds = [...buckets.keys()].sort((a, b) => a - b);
-  const count = buckets.get(Infinity) ?? 0;
-  if (count === 0) return undefined;
-  const at = (q: number): number => {
-    const rank = Math.ceil(q * count);
-    for (const le of bounds) if ((buckets.get(le) ?? 0) >= rank) return le * scale;
-    return Infinity;
-  };
-  return { p50: at(0.5), p99: at(0.99), count };
-}

@@ -1,13 +1,11 @@
-import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { ControlFlags, IntentBus } from '../bus/index.js';
-import { systemClock, type Clock } from '../core/index.js';
+import type { IntentBus } from '../bus/index.js';
+import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { Executor, ExecutorMetrics, ratecountKeyFor } from '../executor/index.js';
-import { loadPairs } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
 import type { BotSettings } from './bot-config.js';
-import { openExchangeClient } from './exchange-client.js';
+import { openRoleBase } from './role-base.js';
 
 export interface ExecutorRoleParts {
   readonly settings: BotSettings;
@@ -30,31 +28,9 @@ export interface ExecutorRole {
 /** Wires the executor role: client, pairs, bus, halt flag, the executor and its leases. */
 export async function startExecutorRole(parts: ExecutorRoleParts): Promise<ExecutorRole> {
   const { settings, log } = parts;
-  const clock = parts.clock ?? systemClock;
-  const redis = new Redis(settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
-  const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
-  const closeAll = async (): Promise<void> => {
-    for (const part of opened.reverse()) await part.close();
-  };
+  const base = await openRoleBase(settings, parts);
+  const { clock, redis, client, pairs, flags, bus } = base;
   try {
-    await redis.connect();
-    const { client, apiKey } = openExchangeClient(
-      settings,
-      redis,
-      clock,
-      parts.env,
-      parts.configDir,
-    );
-    opened.push(client);
-    const pairs = await loadPairs(
-      client,
-      settings.pairs.map((p) => p.pair),
-    );
-    const flags = new ControlFlags({ connection: redis, prefix: settings.redis.prefix });
-    await flags.watch(1_000, clock);
-    opened.push({ close: () => flags.unwatch() });
-    const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix, clock });
-    opened.push(bus);
     const executor = new Executor({
       client,
       bus,
@@ -63,7 +39,7 @@ export async function startExecutorRole(parts: ExecutorRoleParts): Promise<Execu
       pairs,
       instance: settings.instance,
       config: settings.executor,
-      ratecountKey: ratecountKeyFor(apiKey),
+      ratecountKey: ratecountKeyFor(base.apiKey),
       flags,
       metrics: new ExecutorMetrics(parts.registry),
       clock,
@@ -71,10 +47,10 @@ export async function startExecutorRole(parts: ExecutorRoleParts): Promise<Execu
       ...(parts.owner === undefined ? {} : { owner: parts.owner }),
     });
     await executor.start();
-    opened.push({ close: () => executor.stop() });
-    return { executor, client, bus, stop: closeAll };
+    base.own({ close: () => executor.stop() });
+    return { executor, client, bus, stop: () => base.close() };
   } catch (err) {
-    await closeAll();
+    await base.close();
     throw err;
   }
 }

@@ -1,12 +1,10 @@
-import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { ControlFlags, IntentBus } from '../bus/index.js';
-import { systemClock, type Clock } from '../core/index.js';
+import type { IntentBus } from '../bus/index.js';
+import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
   MarketMetrics,
-  loadPairs,
   planBudget,
   wishesFor,
   type BudgetPlan,
@@ -16,7 +14,7 @@ import { RunnerMetrics } from '../runner/metrics.js';
 import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import type { BotSettings } from './bot-config.js';
-import { openExchangeClient } from './exchange-client.js';
+import { openRoleBase } from './role-base.js';
 
 export interface RunnerRoleParts {
   readonly settings: BotSettings;
@@ -46,20 +44,9 @@ export interface RunnerRole {
  */
 export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRole> {
   const { settings, log, registry } = parts;
-  const clock = parts.clock ?? systemClock;
-  const redis = new Redis(settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
-  const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
-  const closeAll = async (): Promise<void> => {
-    for (const part of opened.reverse()) await part.close();
-  };
+  const base = await openRoleBase(settings, parts);
+  const { clock, client, pairs, flags, bus } = base;
   try {
-    await redis.connect();
-    const { client } = openExchangeClient(settings, redis, clock, parts.env, parts.configDir);
-    opened.push(client);
-    const pairs = await loadPairs(
-      client,
-      settings.pairs.map((p) => p.pair),
-    );
     const plan = planBudget({
       tier: client.tier,
       wishes: wishesFor(
@@ -99,11 +86,6 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       strategies.push({ pair, plugin: made.plugin, context: made.context, state: made.state });
     }
 
-    const flags = new ControlFlags({ connection: redis, prefix: settings.redis.prefix });
-    await flags.watch(1_000, clock);
-    opened.push({ close: () => flags.unwatch() });
-    const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix });
-    opened.push(bus);
     const feed = new MarketFeed({
       client,
       pairs,
@@ -136,11 +118,11 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       stop: async () => {
         await feed.stop();
         await runner.stop();
-        await closeAll();
+        await base.close();
       },
     };
   } catch (err) {
-    await closeAll();
+    await base.close();
     throw err;
   }
 }

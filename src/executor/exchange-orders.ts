@@ -1,4 +1,4 @@
-import { dec, decodeUserref, slotKey, type Side } from '../core/index.js';
+import { dec, decodeUserref, slotKey } from '../core/index.js';
 import type { Order } from '../exchange/endpoints/account.js';
 import type { PairInfo } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
@@ -55,10 +55,6 @@ export function viewOf(
 
 export function isPairOrder(o: Order, pair: PairInfo): boolean {
   return o.descr.pair === pair.altname || o.descr.pair === pair.id;
-}
-
-export function sideOf(o: Order): Side {
-  return o.descr.type === 'sell' ? 'sell' : 'buy';
 }
 
 /**

@@ -131,8 +131,8 @@ export class PairContext {
     }
   }
 
-  /** Gauges from the memory copy and the tracker's position. */
-  async publishGauges(): Promise<void> {
+  /** Order-state gauges, from the memory copy (no Redis round trip). */
+  publishOrderGauges(): void {
     const { metrics } = this.deps;
     const pair = this.id;
     const counts = new Map<string, number>();
@@ -140,6 +140,12 @@ export class PairContext {
     for (const state of ['pending-new', 'open', 'partially-filled', 'unknown']) {
       metrics.ordersByState.set({ pair, state }, counts.get(state) ?? 0);
     }
+  }
+
+  /** Inventory and PnL gauges: the position changes only with fills, which only syncs find. */
+  async publishPosition(): Promise<void> {
+    const { metrics } = this.deps;
+    const pair = this.id;
     const position = await this.deps.tracker.position(pair);
     metrics.inventoryBase.set({ pair }, Number(position.base));
     metrics.inventoryQuote.set({ pair }, Number(position.quote));

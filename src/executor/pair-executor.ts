@@ -97,7 +97,8 @@ export class PairExecutor {
       this.ctx.deps.log.info({ scope, ...result }, 'orders reconciled');
     }
     this.#armResolve();
-    await this.ctx.publishGauges();
+    this.ctx.publishOrderGauges();
+    await this.ctx.publishPosition();
   }
 
   /** A timer for the next record whose outcome can be resolved. */
@@ -197,7 +198,7 @@ export class PairExecutor {
       await bus.enqueue(pair, { delayMs: Math.max(0, ctx.pausedUntilMs - ctx.now()) });
     }
     this.#armResolve();
-    await ctx.publishGauges();
+    ctx.publishOrderGauges();
     return { sent, deferred: plan.deferred.length, dropped: dropped.length };
   }
 

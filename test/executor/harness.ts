@@ -4,12 +4,14 @@
  * window (syncs of two pairs may overtake each other's nonces), and helpers to publish intents
  * and read what the simulator holds.
  */
+import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
-import { parseWithSchema, type PairInfo } from '../../src/core/index.js';
+import { decodeUserref, parseWithSchema, slotKey, type PairInfo } from '../../src/core/index.js';
 import type { RestLimiter, Tier } from '../../src/exchange/index.js';
 import { Executor, ExecutorConfig, ExecutorMetrics } from '../../src/executor/index.js';
+import type { OrderTracker } from '../../src/executor/tracker/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
@@ -176,4 +178,50 @@ export async function until<T>(
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * The issue's invariants on the simulator's book: no order placed twice (userrefs encode
+ * instance, slot and generation; the pair is the order's own), at most one open order per slot,
+ * every open order a live tracker record in a resting state, and no tracked order off the book.
+ * Returns the key's open and closed order counts.
+ */
+export async function assertBookMatchesTracker(
+  h: ExecHarness,
+  tracker: OrderTracker,
+): Promise<{ open: number; closed: number }> {
+  const account = h.sim.ctx.accounts.get(h.key.apiKey);
+  assert.ok(account);
+  const open = h.sim.ctx.engine.openOrders(account);
+  const closed = h.sim.ctx.engine.closedOrders(account);
+  const userrefs = [...open, ...closed].map((o) => `${o.pair.id}|${o.spec.userref}`);
+  assert.equal(new Set(userrefs).size, userrefs.length, 'every order carries its own userref');
+  const perSlot = new Map<string, number>();
+  for (const o of open) {
+    const d = decodeUserref(o.spec.userref);
+    assert.ok(d, `open order ${o.txid} is ours`);
+    const k = `${o.pair.id}|${slotKey(d.slot)}`;
+    perSlot.set(k, (perSlot.get(k) ?? 0) + 1);
+  }
+  assert.deepEqual(
+    [...perSlot].filter(([, n]) => n > 1),
+    [],
+    'one open order per slot',
+  );
+  const tracked = new Set<string>();
+  for (const p of h.pairs) {
+    for (const r of await tracker.live(p.id)) {
+      if (r.txid !== null) tracked.add(r.txid);
+      assert.ok(r.state === 'open' || r.state === 'partially-filled', `${r.userref} is ${r.state}`);
+    }
+  }
+  assert.deepEqual(
+    open.map((o) => o.txid).filter((t) => !tracked.has(t)),
+    [],
+    'every open order is tracked',
+  );
+  assert.equal(tracked.size, open.length, 'no tracked order that is not on the book');
+  const rejections = await h.simRejections();
+  assert.equal(rejections['EOrder:Rate limit exceeded'] ?? 0, 0);
+  return { open: open.length, closed: closed.length };
 }

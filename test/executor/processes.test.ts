@@ -4,10 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { decodeUserref, slotKey } from '../../src/core/index.js';
 import { OrderTracker } from '../../src/executor/tracker/index.js';
 import { makerd, stop, type Line } from '../support/spawn.js';
-import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+import {
+  assertBookMatchesTracker,
+  intentFor,
+  startExecHarness,
+  until,
+  type ExecHarness,
+} from './harness.js';
 import { pseudoRandom } from './random.js';
 
 const SLOTS = ['bid:0', 'bid:1', 'ask:0', 'ask:1'];
@@ -89,33 +94,7 @@ void describe('makerd executor processes', () => {
       },
       30_000,
     );
-    const account = h.sim.ctx.accounts.get(h.key.apiKey);
-    assert.ok(account);
-    const open = h.sim.ctx.engine.openOrders(account);
-    const closed = h.sim.ctx.engine.closedOrders(account);
-    const refs = [...open, ...closed].map((o) => `${o.pair.id}|${o.spec.userref}`);
-    assert.equal(new Set(refs).size, refs.length, 'no order placed twice');
-    const perSlot = new Map<string, number>();
-    for (const o of open) {
-      const d = decodeUserref(o.spec.userref);
-      assert.ok(d);
-      const k = `${o.pair.id}|${slotKey(d.slot)}`;
-      perSlot.set(k, (perSlot.get(k) ?? 0) + 1);
-    }
-    assert.deepEqual(
-      [...perSlot].filter(([, n]) => n > 1),
-      [],
-      'one open order per slot',
-    );
-    const tracked = new Set<string>();
-    for (const p of h.pairs)
-      for (const r of await tracker.live(p.id)) if (r.txid) tracked.add(r.txid);
-    assert.deepEqual(
-      open.map((o) => o.txid).filter((t) => !tracked.has(t)),
-      [],
-      'every open order tracked',
-    );
-    assert.equal((await h.simRejections())['EOrder:Rate limit exceeded'] ?? 0, 0);
+    await assertBookMatchesTracker(h, tracker);
   }
 
   void it('kill -9 mid-run, then a restart: no duplicates and every open order adopted', async () => {

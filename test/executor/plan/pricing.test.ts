@@ -15,36 +15,12 @@ import {
   type BatchRules,
 } from '../../../src/executor/plan/index.js';
 import type { TrackedOrder } from '../../../src/executor/types.js';
+import { NOW, restingOrder } from './fixtures.js';
 
-const NOW = 1_700_000_000_000;
 const RULES: BatchRules = { addMin: 2, addMax: 15, cancelMax: 50 };
 
 function order(ageMs: number, over: Partial<TrackedOrder> = {}): TrackedOrder {
-  return {
-    userref: 1,
-    txid: 'T1',
-    pair: 'XXBTZUSD',
-    slot: 'bid:0',
-    generation: 1,
-    side: 'buy',
-    price: '100',
-    volume: '1',
-    volumeExecuted: '0',
-    cost: '0',
-    fee: '0',
-    postOnly: true,
-    feeIn: 'quote',
-    state: 'open',
-    openedAtMs: NOW - ageMs,
-    sentAtMs: NOW - ageMs,
-    deadlineMs: NOW,
-    updatedAtMs: NOW - ageMs,
-    pendingCall: null,
-    replaces: null,
-    reason: null,
-    origin: 'placed',
-    ...over,
-  };
+  return restingOrder('bid:0', ageMs, { txid: 'T1', deadlineMs: NOW, ...over });
 }
 
 function intent(price: string, volume: string, side: 'buy' | 'sell' = 'buy'): OrderIntent {

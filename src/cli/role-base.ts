@@ -1,0 +1,80 @@
+import { Redis } from 'ioredis';
+import { ControlFlags, IntentBus } from '../bus/index.js';
+import { systemClock, type Clock, type PairInfo } from '../core/index.js';
+import { RedisNonceSource, SpotClient, nonceKeyFor } from '../exchange/index.js';
+import { loadPairs } from '../market/index.js';
+import type { BotSettings } from './bot-config.js';
+import { resolveCredentials } from './credentials.js';
+
+export interface RoleBaseParts {
+  readonly clock?: Clock;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Relative paths in the config (the simulator's YAML) are read from here. */
+  readonly configDir?: string;
+}
+
+/** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
+export interface RoleBase {
+  readonly clock: Clock;
+  readonly redis: Redis;
+  readonly client: SpotClient;
+  /** For key-scoped Redis names only (hash it; never log it). */
+  readonly apiKey: string;
+  readonly pairs: PairInfo[];
+  readonly flags: ControlFlags;
+  readonly bus: IntentBus;
+  /** Registers a part to close (before what was opened earlier). */
+  own(part: { close(): Promise<unknown> | void }): void;
+  /** Closes everything owned, newest first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the parts shared by the roles, with nonces from Redis shared by every process on the key
+ * (DESIGN.md §3.3). Anything wrong (Redis down, a pair the exchange does not list) fails here and
+ * closes what was opened.
+ */
+export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts): Promise<RoleBase> {
+  const clock = parts.clock ?? systemClock;
+  const redis = new Redis(settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
+  const close = async (): Promise<void> => {
+    for (const part of opened.splice(0).reverse()) await part.close();
+  };
+  try {
+    await redis.connect();
+    const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
+    const client = new SpotClient({
+      baseUrl: settings.exchange.url,
+      credentials,
+      tier: settings.exchange.tier,
+      restHeadroom: settings.exchange.rest_headroom,
+      nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
+      clock,
+    });
+    opened.push(client);
+    const pairs = await loadPairs(
+      client,
+      settings.pairs.map((p) => p.pair),
+    );
+    const flags = new ControlFlags({ connection: redis, prefix: settings.redis.prefix });
+    await flags.watch(1_000, clock);
+    opened.push({ close: () => flags.unwatch() });
+    const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix, clock });
+    opened.push(bus);
+    return {
+      clock,
+      redis,
+      client,
+      apiKey: credentials.apiKey,
+      pairs,
+      flags,
+      bus,
+      own: (part) => opened.push(part),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
