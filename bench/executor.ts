@@ -2,7 +2,8 @@
  * `npm run bench:executor`: makerd's order entry against a naive baseline (issue #5 item 8).
  *
  * For each tier, two contenders one after the other (never in parallel: latency is measured), each
- * on a fresh in-process simulator with the background market on and the same seed, quoting a
+ * on a fresh simulator in a child process of its own (as a remote exchange would be: it does not
+ * share this process's event loop) with the background market on and the same seed, quoting a
  * strategy that moves every quote on every snapshot (bench/executor/chase-strategy.ts):
  *
  *   makerd — MarketFeed + Runner + IntentBus + Executor in this process, on real Redis (a fresh
@@ -89,7 +90,7 @@ function describeSetup(args: Args, redis: RedisFacts): void {
       `${fmtMs(redis.block10Ms)} ms (server hz ${redis.hz ?? 'unknown'})`,
   );
   console.log(
-    `simulator in-process, background market ` +
+    `simulator in its own process (as a remote exchange would be), background market ` +
       `seed ${SIM_SEED}; pairs XBTUSD, ETHUSD; ${args.levels} levels per side (${4 * args.levels} slots), ` +
       `${args.seconds} s per run`,
   );
@@ -97,7 +98,7 @@ function describeSetup(args: Args, redis: RedisFacts): void {
     `feed: Depth every ${marketConfig.polls.depth.interval_ms} ms per pair (public), OpenOrders/BalanceEx as ` +
       `planned for the tier; runner: price_tolerance_bps ${runnerConfig.price_tolerance_bps}, volume_tolerance ` +
       `${runnerConfig.volume_tolerance}, min_tick_interval_ms ${runnerConfig.min_tick_interval_ms}; executor: ` +
-      `defaults (headroom_points ${executorConfig.headroom_points}); naive: every ${NAIVE_INTERVAL_MS} ms`,
+      `defaults but max_calls_in_flight ${executorConfig.max_calls_in_flight} (headroom_points ${executorConfig.headroom_points}); naive: every ${NAIVE_INTERVAL_MS} ms`,
   );
   for (const tier of args.tiers) {
     const m = MATCHING_ENGINE[tier];

@@ -1,7 +1,7 @@
 /**
  * makerd as it runs in production, all in this process: MarketFeed → Runner → IntentBus (Redis,
- * BullMQ) → Executor → SpotClient → the simulator, with the key's nonces in Redis as every role
- * takes them. Only the clock (high resolution) and the wiring by hand differ from the roles.
+ * BullMQ) → Executor → SpotClient → the simulator (in its own process), with the key's nonces in
+ * Redis as every role takes them. Only the clock (high resolution) and the wiring by hand differ from the roles.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -22,7 +22,6 @@ import {
   INSTANCE,
   PAIR_NAMES,
   REDIS_URL,
-  addKey,
   countSigned,
   executorConfig,
   feedFor,
@@ -34,8 +33,7 @@ import {
 
 export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const clock = hrClock;
-  const sim = await startBenchSim();
-  const key = addKey(sim, opts.tier, 'makerd');
+  const { sim, key } = await startBenchSim(opts.tier, 'makerd');
   const prefix = `makerd-bench-${randomUUID().slice(0, 8)}`;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const nonceKey = nonceKeyFor(key.apiKey);
@@ -59,8 +57,10 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   probe.attach(execClient);
   probe.attachBus(bus);
   let executor: Executor | undefined;
+  let pairIds: readonly string[] = [];
   try {
     const pairs = await loadPairs(feedClient, [...PAIR_NAMES]);
+    pairIds = pairs.map((p) => p.id);
     await flags.read();
     const wanted: WantedBook = new Map();
     const feed = feedFor(feedClient, pairs, opts.tier);
@@ -111,7 +111,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     const distance = sampleDistance(sim, key.apiKey, wanted);
     await clock.sleep(opts.seconds * 1000);
     const stoppedAt = clock.now();
-    const dist = distance.stop();
+    const dist = await distance.stop();
     await feed.stop();
     await runner.stop();
     await executor.stop();
@@ -165,8 +165,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     entries.stop();
     probe.close();
     if (executor !== undefined) await executor.stop().catch(() => undefined);
-    for (const name of PAIR_NAMES) {
-      const id = sim.ctx.markets.requirePair(name).id;
+    for (const id of pairIds) {
       await bus
         .queueFor(id)
         .obliterate({ force: true })

@@ -17,7 +17,6 @@ import type { RunOptions, RunResult } from './result.js';
 import {
   INSTANCE,
   PAIR_NAMES,
-  addKey,
   countSigned,
   feedFor,
   hrClock,
@@ -34,8 +33,7 @@ interface SlotState {
 
 export async function runNaive(opts: RunOptions): Promise<RunResult> {
   const clock = hrClock;
-  const sim = await startBenchSim();
-  const key = addKey(sim, opts.tier, 'naive');
+  const { sim, key } = await startBenchSim(opts.tier, 'naive');
   const client = new SpotClient({
     baseUrl: sim.url,
     credentials: key,
@@ -146,7 +144,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
     await clock.sleep(opts.seconds * 1000);
     const stoppedAt = clock.now();
     stop.abort();
-    const dist = distance.stop();
+    const dist = await distance.stop();
     await looping;
     await feed.stop();
     const simFigures = await readSimState(sim, key.apiKey);

@@ -1,12 +1,14 @@
 /**
- * What both contenders share: the high-resolution clock, a fresh simulator per run (background
- * market on, fixed seed, so both contenders of a tier see the same market), a funded key of the
- * run's tier, the market feed as the runner role builds it, Redis, and the simulator's state.
+ * What both contenders share: the high-resolution clock, a fresh simulator per run in a child
+ * process of its own (bench/executor/sim-process.ts; background market on, fixed seed, so both
+ * contenders of a tier see the same market), a funded key of the run's tier made through the
+ * simulator's admin API, the market feed as the runner role builds it, Redis, and the simulator's
+ * state read over its admin API.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { parseWithSchema, systemClock, type Clock, type PairInfo } from '../../src/core/index.js';
+import { parseWithSchema, type PairInfo } from '../../src/core/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import type { SpotClient, Tier } from '../../src/exchange/index.js';
 import {
@@ -18,26 +20,16 @@ import {
 } from '../../src/market/index.js';
 import { ExecutorConfig } from '../../src/executor/index.js';
 import { RunnerConfig } from '../../src/runner/config.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hrClock, startSimProcess, type SimProcess } from './sim-process.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Sub-millisecond wall clock for every part: simulator, feed, runner, executor, samplers. */
-export const hrClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
-  sleep: (ms, signal) => systemClock.sleep(ms, signal),
-};
-
 /**
- * The simulator's clock: the same time, whole milliseconds. Its matching engine turns the ms clock
- * into Level3 nanosecond stamps with BigInt(now), which throws on a fractional millisecond
- * (src/sim/engine/matching-engine.ts #nextNs). Flooring puts the simulator at most 1 ms behind
- * the bot's clock, so its ratecount never decays more than the executor's model assumes.
+ * Sub-millisecond wall clock for every part: simulator (in its process), feed, runner, executor,
+ * samplers. Each process reads performance.timeOrigin + performance.now() of its own; both follow
+ * the system's wall clock.
  */
-export const simClock: Clock = {
-  now: () => Math.floor(hrClock.now()),
-  sleep: (ms, signal) => systemClock.sleep(ms, signal),
-};
+export { hrClock };
 
 export const PAIR_NAMES = ['XBTUSD', 'ETHUSD'] as const;
 /** The bot instance in both contenders' userrefs (each contender has its own key). */
@@ -65,36 +57,58 @@ export const runnerConfig: RunnerConfig = parseWithSchema(
   'runner',
 );
 
-export const executorConfig: ExecutorConfig = parseWithSchema(ExecutorConfig, {}, 'executor');
+/** As config/paper.yaml: the bench keys have a nonce window, so calls on different slots overlap. */
+export const executorConfig: ExecutorConfig = parseWithSchema(
+  ExecutorConfig,
+  { max_calls_in_flight: 4 },
+  'executor',
+);
 
 export interface KeyPair {
   readonly apiKey: string;
   readonly apiSecret: string;
 }
 
-export async function startBenchSim(): Promise<Simulator> {
-  return startSimulator({
-    config: { background: { enabled: true, seed: SIM_SEED } },
-    port: 0,
-    host: '127.0.0.1',
-    clock: simClock,
-    idSeed: SIM_SEED,
-  });
+/** The benchmark's simulator: its own process, reached over HTTP only. */
+export type BenchSim = SimProcess;
+
+/**
+ * A fresh simulator process (background market on, seed SIM_SEED, ids seeded with SIM_SEED,
+ * 127.0.0.1 on a free port, the high-resolution clock) with a funded key of `tier` on it. The
+ * process is stopped again if the key cannot be made; otherwise the caller closes it.
+ */
+export async function startBenchSim(
+  tier: Tier,
+  who: string,
+): Promise<{ sim: BenchSim; key: KeyPair }> {
+  const sim = await startSimProcess({ seed: SIM_SEED });
+  try {
+    return { sim, key: await addKey(sim, tier, who) };
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
 }
 
-export function addKey(sim: Simulator, tier: Tier, who: string): KeyPair {
+/** A key of `tier` with every permission and ample balances (POST /_sim/accounts). */
+export async function addKey(sim: BenchSim, tier: Tier, who: string): Promise<KeyPair> {
   const apiKey = `bench-${who}-${tier}-${randomBytes(4).toString('hex')}`;
   const apiSecret = randomBytes(64).toString('base64');
-  sim.ctx.accounts.upsert(
-    {
+  const res = await fetch(`${sim.url}/_sim/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
       key: apiKey,
       secret: apiSecret,
       tier,
       balances: { ZUSD: '10000000', XXBT: '1000', XETH: '10000' },
-      nonceWindow: 10_000,
-    },
-    hrClock.now(),
-  );
+      nonce_window: 10_000,
+    }),
+  });
+  if (!res.ok) {
+    throw new Error(`POST /_sim/accounts answered HTTP ${res.status}: ${await res.text()}`);
+  }
+  await res.arrayBuffer();
   return { apiKey, apiSecret };
 }
 
@@ -202,7 +216,7 @@ interface SimState {
   readonly trade_count?: number;
 }
 
-export async function readSimState(sim: Simulator, apiKey: string): Promise<SimFigures> {
+export async function readSimState(sim: BenchSim, apiKey: string): Promise<SimFigures> {
   const res = await fetch(`${sim.url}/_sim/state`);
   if (!res.ok) throw new Error(`/_sim/state answered HTTP ${res.status}`);
   const state = (await res.json()) as SimState;

@@ -55,8 +55,6 @@ export class WireProbe {
   readonly #slotOfTxid = new Map<string, { pair: string; slot: string }>();
   /** Per pair: when the executor started a drain (its peek at the register). */
   readonly #drains = new Map<string, number[]>();
-  /** Per pair: jobs added (publish: delay 0; executor waiting for budget: delay > 0). */
-  readonly #enqueues = new Map<string, { at: number; delayMs: number }[]>();
   /** The executor's other calls (reconciliation, unknown outcomes): durations by endpoint. */
   readonly #reads = new Map<string, number[]>();
   readonly #als = new AsyncLocalStorage<{ at: number | undefined }>();
@@ -87,17 +85,15 @@ export class WireProbe {
     }
   }
 
-  /** Notes when drains start (pending) and jobs are added (enqueue) on `bus`. */
+  /**
+   * Notes when drains start (their peek at the register) on `bus`. In this process the executor
+   * is woken by the publish itself or by its own budget timer: no queue job is involved.
+   */
   attachBus(bus: IntentBus): void {
     const pending = bus.pending.bind(bus);
-    const enqueue = bus.enqueue.bind(bus);
     bus.pending = (pair) => {
       push(this.#drains, pair, this.#clock.now());
       return pending(pair);
-    };
-    bus.enqueue = (pair, options = {}) => {
-      push(this.#enqueues, pair, { at: this.#clock.now(), delayMs: options.delayMs ?? 0 });
-      return enqueue(pair, options);
     };
   }
 
@@ -197,7 +193,7 @@ export class WireProbe {
       return `${what}: p50 ${fmtMs(p.p50)} ms, p99 ${fmtMs(p.p99)} ms (n=${p.count})`;
     };
     // A call that starts within 1 ms of the answer to the previous call on its pair was queued
-    // behind it in the same drain: the executor sends a plan's calls one after another.
+    // behind it (max_calls_in_flight reached, or a replacement add waiting for its cancel).
     const sorted = [...calls].sort((a, b) => a.startAt - b.startAt);
     const lastEnd = new Map<string, number>();
     let behind = 0;
@@ -214,25 +210,9 @@ export class WireProbe {
         firstOfDrain.set(`${c.pair}|${start}`, c);
     }
     const overhead: number[] = [];
-    const pickup: number[] = [];
-    const late: number[] = [];
-    for (const [k, c] of firstOfDrain) {
-      const start = Number(k.slice(k.indexOf('|') + 1));
-      overhead.push(c.startAt - start);
-      const jobs = this.#enqueues.get(c.pair) ?? [];
-      const job = lastAtOrBefore(jobs, (j) => j.at, start);
-      if (job === undefined) continue;
-      if (job.delayMs > 0 && job.at + job.delayMs <= start + 1)
-        late.push(start - job.at - job.delayMs);
-      else {
-        const now = lastAtOrBefore(
-          jobs.filter((j) => j.delayMs === 0),
-          (j) => j.at,
-          start,
-        );
-        if (now !== undefined) pickup.push(start - now.at);
-      }
-    }
+    for (const [k, c] of firstOfDrain)
+      overhead.push(c.startAt - Number(k.slice(k.indexOf('|') + 1)));
+    const drains = [...this.#drains.values()].reduce((n, xs) => n + xs.length, 0);
     return [
       `wire probe (client-side, ${calls.length} calls, ${perIntent.length} tied to intents):`,
       `  ${line(
@@ -260,9 +240,7 @@ export class WireProbe {
         calls.map((c) => c.endAt - c.signedAt),
       )}`,
       `  ${line('drain start → its first call (register peek, ratecount reserve, take, tracker write)', overhead)}`,
-      `  ${line('job added by a publish → drain start (BullMQ pickup)', pickup)}`,
-      `  ${line('budget timer due → drain start (delayed job lateness)', late)}`,
-      `  ${calls.length} calls in ${firstOfDrain.size} drains; ${late.length} drains woken by the budget timer, ${pickup.length} by a publish`,
+      `  ${calls.length} calls in ${firstOfDrain.size} drains (of ${drains} drains in all; the others found nothing to send)`,
       `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
       `  executor's other calls (REST budget, waits for the client's REST limiter included): ${
         this.#reads.size === 0

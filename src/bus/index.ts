@@ -4,6 +4,7 @@ export type {
   IntentJobData,
   IntentQueue,
   EnqueueOptions,
+  PublishListener,
   SlotPick,
   PublishResult,
   TakeResult,

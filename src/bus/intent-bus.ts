@@ -17,7 +17,7 @@ import {
   encodeBody,
   type UnpublishedIntent,
 } from './intent-codec.js';
-import { PUBLISH, TAKE, TAKE_SLOTS } from './scripts.js';
+import { PUBLISH, RESTORE, TAKE, TAKE_SLOTS } from './scripts.js';
 
 export const INTENT_JOB_NAME = 'intents';
 
@@ -61,6 +61,9 @@ export interface SlotPick {
   readonly generation: number;
 }
 
+/** Told, in this process, that a pair's register got new intents. */
+export type PublishListener = (pair: string) => void;
+
 export interface EnqueueOptions {
   /** Run the job no earlier than this many ms from now (waiting for ratecount budget). */
   readonly delayMs?: number;
@@ -81,6 +84,7 @@ export class IntentBus {
   readonly #prefix: string;
   readonly #queueName: string;
   readonly #clock: Clock;
+  readonly #listeners = new Map<string, Set<PublishListener>>();
   #closing: Promise<void> | undefined;
 
   constructor(options: IntentBusOptions) {
@@ -171,7 +175,9 @@ export class IntentBus {
           generations[inputIndex] = counts[j + 1] as number;
         });
         byPair[pair] = { published: indexes.length, coalesced: counts[0] as number };
-        await this.enqueue(pair);
+        // An executor in this process that holds the pair drains now, and no job is needed: no
+        // other executor works the pair meanwhile, and the next holder drains when it takes it.
+        if (!this.#notify(pair)) await this.enqueue(pair);
       }),
     );
 
@@ -234,6 +240,57 @@ export class IntentBus {
     const args = picks.flatMap((p) => [p.slot, String(p.generation)]);
     const reply = await this.#eval(TAKE_SLOTS, [key, this.#pairsKey], [pair, ...args], key);
     return this.#decode(reply, key, pair);
+  }
+
+  /**
+   * Puts taken intents back (the executor found their orders gone and will act on them after a
+   * query), each only while its slot is empty and no newer generation was published. Returns the
+   * slots put back, and wakes this process's listeners for the pair.
+   */
+  async restore(pair: string, intents: readonly OrderIntent[]): Promise<string[]> {
+    checkPair(pair, 'pair');
+    if (intents.length === 0) return [];
+    const key = this.registerKey(pair);
+    const args = intents.flatMap((i) => {
+      const { generation, ...rest } = i;
+      return [i.slot, `{"generation":${generation},${encodeBody(rest).slice(1)}`];
+    });
+    const reply = await this.#eval(
+      RESTORE,
+      [key, this.#generationsKey, this.#pairsKey],
+      [pair, ...args],
+      key,
+    );
+    const slots = Array.isArray(reply)
+      ? reply.filter((s): s is string => typeof s === 'string')
+      : [];
+    if (slots.length > 0) this.#notify(pair);
+    return slots;
+  }
+
+  /**
+   * Calls `listener` whenever this bus instance writes intents for `pair` (publish, restore),
+   * right after the register write; while one is registered, publish adds no queue job for the
+   * pair (the listener is the pair's executor, holding its lease in this process). Returns the
+   * unsubscribe function.
+   */
+  onPublished(pair: string, listener: PublishListener): () => void {
+    let set = this.#listeners.get(pair);
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(pair, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  /** Whether anyone listened. */
+  #notify(pair: string): boolean {
+    const listeners = this.#listeners.get(pair);
+    for (const listener of listeners ?? []) listener(pair);
+    return listeners !== undefined && listeners.size > 0;
   }
 
   /** The pair's pending intents, left in place (the executor's peek, status pages, tests). */

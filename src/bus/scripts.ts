@@ -86,3 +86,26 @@ if redis.call('HLEN', KEYS[1]) == 0 then
 end
 return out
 `;
+
+/**
+ * restore — KEYS: register hash, generations hash, pairs set. ARGV: pair, then slot/entry pairs
+ * (entry = the register's JSON, generation included). Returns the slots put back.
+ *
+ * Gives back an intent the executor took but could not act on (its order turned out gone): put
+ * back only while the slot's register entry is empty and no newer generation was published for
+ * it, so a restore never hides a newer intent nor revives one already superseded.
+ */
+export const RESTORE = `
+local out = {}
+for i = 2, #ARGV, 2 do
+  local slot, entry = ARGV[i], ARGV[i + 1]
+  local generation = string.match(entry, '^{"generation":(%d+),')
+  local latest = redis.call('HGET', KEYS[2], ARGV[1] .. '|' .. slot)
+  if generation and latest == generation and redis.call('HEXISTS', KEYS[1], slot) == 0 then
+    redis.call('HSET', KEYS[1], slot, entry)
+    out[#out + 1] = slot
+  end
+end
+if #out > 0 then redis.call('SADD', KEYS[3], ARGV[1]) end
+return out
+`;

@@ -30,6 +30,13 @@ export const ExecutorConfig = Type.Object(
      * family documents 2; a one-order batch would halve AddOrder's price but may be refused.
      */
     add_batch_min_orders: Type.Integer({ minimum: 1, maximum: 15, default: 2 }),
+    /**
+     * Order-entry calls of one pair in flight at once. Above 1, calls on different slots go out
+     * together instead of each waiting for the previous answer; they travel on separate
+     * connections and can reach the exchange out of nonce order, so raise it only for a key with
+     * a nonce window (the paper key has one). Replacement adds always wait for their cancel.
+     */
+    max_calls_in_flight: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
     /** Pairs this process may work (exchange ids or altnames); empty = every configured pair. */
     pairs: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     /**

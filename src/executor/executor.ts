@@ -42,7 +42,7 @@ const WORKER_SETTINGS = {
   maxStalledCount: 0,
   lockDuration: 5_000,
   stalledInterval: 5_000,
-  // Idle workers wake at least this often; a publish wakes them at once.
+  // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it at once.
   drainDelay: 5,
 } as const;
 
@@ -50,6 +50,8 @@ interface Held {
   readonly lease: PairLease;
   readonly pe: PairExecutor;
   readonly worker: Worker<IntentJobData>;
+  /** Stops the in-process wake-up on publishes. */
+  readonly unlisten: () => void;
 }
 
 export interface ExecutorPairStatus {
@@ -206,12 +208,15 @@ export class Executor {
     const worker = new Worker<IntentJobData>(
       o.bus.queueNameFor(pair.id),
       async () => {
-        await pe.drain();
+        await pe.wake();
       },
       { connection: o.workerRedis, prefix: o.bus.bullPrefix, autorun: false, ...WORKER_SETTINGS },
     );
     worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
-    this.#held.set(pair.id, { lease, pe, worker });
+    // A runner in this process wakes the pair at once, without a queue job (Redis time the drain
+    // would wait behind); the queue carries the wake-ups of runners elsewhere.
+    const unlisten = o.bus.onPublished(pair.id, () => void pe.wake());
+    this.#held.set(pair.id, { lease, pe, worker, unlisten });
     o.metrics.leases.set({ pair: pair.id }, 1);
     log.info({ owner: this.#owner }, 'pair taken');
     try {
@@ -227,6 +232,7 @@ export class Executor {
     const held = this.#held.get(id);
     if (held === undefined) return;
     this.#held.delete(id);
+    held.unlisten();
     held.pe.stop();
     this.#o.metrics.leases.set({ pair: id }, 0);
     await held.worker.close(why !== 'stopping');

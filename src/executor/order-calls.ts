@@ -6,11 +6,21 @@ import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js
 import type { TrackedOrder } from './types.js';
 import { stamped } from './wire-stamp.js';
 
+/** A planned call made ready: the records to write before it is sent, and its sending. */
+export interface ReadyCall {
+  readonly call: PlannedCall;
+  /** Write-ahead records: persisted (for all ready calls at once) before any is sent. */
+  readonly records: readonly TrackedOrder[];
+  /** Sends it and records the outcome; `budgetFreeAtMs` is when the ratecount allowed it. */
+  send(budgetFreeAtMs: number): Promise<void>;
+}
+
 /**
- * Runs one planned call and moves the records it touches through their states. The record of an
+ * Runs planned calls and moves the records they touch through their states. The record of an
  * order is written before its call is sent (write-ahead: a crash mid-call leaves a `pending-new`
  * or a `pendingCall` the next owner resolves by query), and every call carries a `deadline` so an
- * unanswered one is known dead soon after.
+ * unanswered one is known dead soon after. The points of a call the exchange refused are given
+ * back: a refusal is not charged (the penalties are for orders added, edited or cancelled).
  */
 export class OrderCalls {
   readonly #ctx: PairContext;
@@ -22,32 +32,47 @@ export class OrderCalls {
   /** Userrefs of orders a cancel of this plan removed: their replacements may go out. */
   readonly cancelled = new Set<number>();
 
-  async run(call: PlannedCall, budgetFreeAtMs: number): Promise<void> {
-    const { metrics } = this.#ctx.deps;
-    metrics.ratecountPoints.inc({ pair: this.#ctx.id, action: call.kind }, call.cost);
+  /** Whether the call completes an amend done as cancel + add (it waits for the cancel). */
+  static replaces(call: PlannedCall): boolean {
+    return (
+      (call.kind === 'AddOrder' && call.item.replacing !== undefined) ||
+      (call.kind === 'AddOrderBatch' && call.items.some((i) => i.replacing !== undefined))
+    );
+  }
+
+  /**
+   * Builds the call's records and sender; undefined when nothing is left to send (every add of
+   * it replaced an order whose cancel failed).
+   */
+  prepare(call: PlannedCall): ReadyCall | undefined {
+    this.#ctx.deps.metrics.ratecountPoints.inc(
+      { pair: this.#ctx.id, action: call.kind },
+      call.cost,
+    );
     switch (call.kind) {
       case 'CancelOrder':
-        return this.#cancel([call.item], call.kind, budgetFreeAtMs);
+        return this.#cancel(call, [call.item]);
       case 'CancelOrderBatch':
-        return this.#cancel(call.items, call.kind, budgetFreeAtMs);
+        return this.#cancel(call, call.items);
       case 'EditOrder':
-        return this.#edit(call.item, budgetFreeAtMs);
+        return this.#edit(call, call.item);
       case 'AddOrder':
       case 'AddOrderBatch': {
         const items = (call.kind === 'AddOrder' ? [call.item] : call.items).filter(
           (i) => i.replacing === undefined || this.cancelled.has(i.replacing.userref),
         );
-        if (items.length === 0) return;
-        return this.#add(items, call.kind === 'AddOrder' || items.length === 1, budgetFreeAtMs);
+        if (items.length === 0) return undefined;
+        return this.#add(call, items);
       }
     }
   }
 
   // ---- add ------------------------------------------------------------------------------------
 
-  async #add(items: readonly AddItem[], single: boolean, freeAtMs: number): Promise<void> {
+  #add(call: PlannedCall, items: readonly AddItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
+    const single = items.length === 1;
     const sentAtMs = ctx.now();
     const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
     const records = items.map((item) => {
@@ -58,7 +83,6 @@ export class OrderCalls {
       );
       return pendingRecord(ctx.id, item.intent, userref, item, sentAtMs, deadlineMs);
     });
-    await ctx.persist(records);
     const fields = items.map((item, i) => ({
       userref: (records[i] as TrackedOrder).userref,
       ordertype: 'limit' as const,
@@ -69,36 +93,39 @@ export class OrderCalls {
     }));
     const deadline = new Date(deadlineMs).toISOString();
     const action = single ? 'AddOrder' : 'AddOrderBatch';
-    try {
-      if (single) {
-        const f = fields[0] as (typeof fields)[number];
+    const send = async (freeAtMs: number): Promise<void> => {
+      try {
+        if (single) {
+          const f = fields[0] as (typeof fields)[number];
+          const res = await this.#wire(action, items, freeAtMs, (o) =>
+            client.addOrder({ pair: ctx.id, ...f, deadline }, o),
+          );
+          const txid = res.result.txid?.[0];
+          const rec = records[0] as TrackedOrder;
+          if (txid === undefined) await this.#unknown([rec], action, 'no txid in answer');
+          else await this.#opened(rec, txid, action);
+          return;
+        }
         const res = await this.#wire(action, items, freeAtMs, (o) =>
-          client.addOrder({ pair: ctx.id, ...f, deadline }, o),
+          client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
         );
-        const txid = res.result.txid?.[0];
-        const rec = records[0] as TrackedOrder;
-        if (txid === undefined) await this.#unknown([rec], action, 'no txid in answer');
-        else await this.#opened(rec, txid, action);
-        return;
+        const answers = res.result.orders;
+        for (const [i, rec] of records.entries()) {
+          const answer = answers[i] as { txid?: unknown; error?: unknown } | undefined;
+          if (typeof answer?.txid === 'string') await this.#opened(rec, answer.txid, action);
+          else if (typeof answer?.error === 'string') {
+            await this.#failed([rec], action, {
+              kind: 'rejected',
+              reason: answer.error,
+              then: 'drop',
+            });
+          } else await this.#unknown([rec], action, 'batch answer without txid');
+        }
+      } catch (err) {
+        await this.#refused(call, records, action, classifyFailure(err));
       }
-      const res = await this.#wire(action, items, freeAtMs, (o) =>
-        client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
-      );
-      const answers = res.result.orders;
-      for (const [i, rec] of records.entries()) {
-        const answer = answers[i] as { txid?: unknown; error?: unknown } | undefined;
-        if (typeof answer?.txid === 'string') await this.#opened(rec, answer.txid, action);
-        else if (typeof answer?.error === 'string') {
-          await this.#failed([rec], action, {
-            kind: 'rejected',
-            reason: answer.error,
-            then: 'drop',
-          });
-        } else await this.#unknown([rec], action, 'batch answer without txid');
-      }
-    } catch (err) {
-      await this.#failed(records, action, classifyFailure(err));
-    }
+    };
+    return { call, records, send };
   }
 
   async #opened(rec: TrackedOrder, txid: string, action: string): Promise<void> {
@@ -118,7 +145,7 @@ export class OrderCalls {
 
   // ---- edit -----------------------------------------------------------------------------------
 
-  async #edit(item: EditItem, freeAtMs: number): Promise<void> {
+  #edit(call: PlannedCall, item: EditItem): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
     const orig = item.order;
@@ -143,62 +170,74 @@ export class OrderCalls {
       replaces: orig.txid,
     };
     const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
-    await ctx.persist([origSent, next]);
-    try {
-      const res = await this.#wire('EditOrder', [item], freeAtMs, (o) =>
-        client.editOrder(
+    const send = async (freeAtMs: number): Promise<void> => {
+      try {
+        const res = await this.#wire('EditOrder', [item], freeAtMs, (o) =>
+          client.editOrder(
+            {
+              txid: orig.txid as string,
+              pair: ctx.id,
+              volume: item.volume,
+              price: item.price,
+              userref,
+              ...(item.postOnly ? { oflags: 'post' } : {}),
+              deadline: new Date(deadlineMs).toISOString(),
+            },
+            o,
+          ),
+        );
+        const txid = res.result.txid;
+        if (txid === undefined) {
+          await this.#unknown([origSent, next], 'EditOrder', 'no txid in answer');
+          return;
+        }
+        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: 'EditOrder', outcome: 'ok' });
+        const now = ctx.now();
+        await ctx.persist([
           {
-            txid: orig.txid as string,
-            pair: ctx.id,
-            volume: item.volume,
-            price: item.price,
-            userref,
-            ...(item.postOnly ? { oflags: 'post' } : {}),
-            deadline: new Date(deadlineMs).toISOString(),
+            ...origSent,
+            state: 'canceled',
+            pendingCall: null,
+            reason: 'replaced',
+            updatedAtMs: now,
           },
-          o,
-        ),
-      );
-      const txid = res.result.txid;
-      if (txid === undefined) {
-        await this.#unknown([origSent, next], 'EditOrder', 'no txid in answer');
-        return;
-      }
-      ctx.deps.metrics.actions.inc({ pair: ctx.id, action: 'EditOrder', outcome: 'ok' });
-      const now = ctx.now();
-      await ctx.persist([
-        { ...origSent, state: 'canceled', pendingCall: null, reason: 'replaced', updatedAtMs: now },
-        {
-          ...next,
-          txid,
-          state: dec(next.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
-          pendingCall: null,
-          openedAtMs: now,
-          updatedAtMs: now,
-        },
-      ]);
-    } catch (err) {
-      const failure = classifyFailure(err);
-      if (failure.kind === 'unknown') {
-        await this.#failed([origSent, next], 'EditOrder', failure);
-        return;
-      }
-      // Refused: the replacement never existed; the original is as it was, or gone (filled or
-      // cancelled meanwhile), which a query settles.
-      await this.#failed([next], 'EditOrder', failure);
-      const back: TrackedOrder =
-        failure.then === 'gone'
+          {
+            ...next,
+            txid,
+            state: dec(next.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
+            pendingCall: null,
+            openedAtMs: now,
+            updatedAtMs: now,
+          },
+        ]);
+      } catch (err) {
+        const failure = classifyFailure(err);
+        if (failure.kind === 'unknown') {
+          await this.#failed([origSent, next], 'EditOrder', failure);
+          return;
+        }
+        // Refused: the replacement never existed; the original is as it was, or gone (filled or
+        // cancelled meanwhile), which a query settles. The intent then goes back to the register:
+        // once the slot is known empty it is placed, rather than waiting for the runner's next
+        // poll to ask again.
+        await this.#refused(call, [next], 'EditOrder', failure);
+        const gone = failure.then === 'gone';
+        const back: TrackedOrder = gone
           ? { ...orig, state: 'unknown', pendingCall: null, deadlineMs: 0 }
           : orig;
-      await ctx.persist([{ ...back, updatedAtMs: ctx.now() }]);
-    }
+        await ctx.persist([{ ...back, updatedAtMs: ctx.now() }]);
+        if (gone) await ctx.deps.bus.restore(ctx.id, [item.intent]);
+      }
+    };
+    return { call, records: [origSent, next], send };
   }
 
   // ---- cancel ---------------------------------------------------------------------------------
 
-  async #cancel(items: readonly CancelItem[], kind: string, freeAtMs: number): Promise<void> {
+  #cancel(call: PlannedCall, items: readonly CancelItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client } = ctx.deps;
+    const kind = call.kind;
     const sentAtMs = ctx.now();
     const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
     const sent = items.map((i): TrackedOrder => ({
@@ -207,44 +246,43 @@ export class OrderCalls {
       sentAtMs,
       deadlineMs,
     }));
-    await ctx.persist(sent);
     const txids = sent.map((o) => o.txid as string);
-    try {
-      const res = await this.#wire(kind, items, freeAtMs, (o) =>
-        kind === 'CancelOrder'
-          ? client.cancelOrder({ txid: txids[0] as string }, o)
-          : client.cancelOrderBatch({ orders: txids }, o),
-      );
-      if (res.result.count === sent.length) {
-        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'ok' });
-        const now = ctx.now();
-        await ctx.persist(
-          sent.map((o) => ({
-            ...o,
-            state: 'canceled' as const,
-            pendingCall: null,
-            reason: 'cancelled',
-            updatedAtMs: now,
-          })),
+    const send = async (freeAtMs: number): Promise<void> => {
+      try {
+        const res = await this.#wire(kind, items, freeAtMs, (o) =>
+          kind === 'CancelOrder'
+            ? client.cancelOrder({ txid: txids[0] as string }, o)
+            : client.cancelOrderBatch({ orders: txids }, o),
         );
-        for (const o of sent) this.cancelled.add(o.userref);
-        return;
-      }
-      // Fewer than asked: some were filled or gone already. Which ones, a query says.
-      ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'partial' });
-      await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
-    } catch (err) {
-      const failure = classifyFailure(err);
-      if (failure.kind === 'rejected' && failure.then === 'gone') {
-        await this.#failed(sent, kind, failure);
+        if (res.result.count === sent.length) {
+          ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'ok' });
+          const now = ctx.now();
+          await ctx.persist(
+            sent.map((o) => ({
+              ...o,
+              state: 'canceled' as const,
+              pendingCall: null,
+              reason: 'cancelled',
+              updatedAtMs: now,
+            })),
+          );
+          for (const o of sent) this.cancelled.add(o.userref);
+          return;
+        }
+        // Fewer than asked: some were filled or gone already. Which ones, a query says.
+        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'partial' });
         await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
-        return;
+      } catch (err) {
+        const failure = classifyFailure(err);
+        await this.#refused(call, sent, kind, failure);
+        if (failure.kind === 'rejected' && failure.then === 'gone') {
+          await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
+        } else if (failure.kind === 'rejected') {
+          await ctx.persist(sent.map((o) => ({ ...o, pendingCall: null })));
+        }
       }
-      await this.#failed(sent, kind, failure);
-      if (failure.kind === 'rejected') {
-        await ctx.persist(sent.map((o) => ({ ...o, pendingCall: null })));
-      }
-    }
+    };
+    return { call, records: sent, send };
   }
 
   // ---- shared ---------------------------------------------------------------------------------
@@ -272,6 +310,21 @@ export class OrderCalls {
         }
       },
     );
+  }
+
+  /** A call that failed as a whole: its records' outcome, and its points back if refused. */
+  async #refused(
+    call: PlannedCall,
+    records: readonly TrackedOrder[],
+    action: string,
+    failure: Failure,
+  ): Promise<void> {
+    await this.#failed(records, action, failure);
+    if (failure.kind === 'rejected' && failure.then !== 'ratecount' && call.cost > 0) {
+      const { ratecount, metrics } = this.#ctx.deps;
+      const reading = await ratecount.refund(this.#ctx.id, call.cost, this.#ctx.now());
+      metrics.ratecountLevel.set({ pair: this.#ctx.id }, reading.level);
+    }
   }
 
   async #unknown(records: readonly TrackedOrder[], action: string, reason: string): Promise<void> {

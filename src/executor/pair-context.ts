@@ -109,6 +109,13 @@ export class PairContext {
     this.remember(records);
   }
 
+  /** persist() for the write-ahead records of calls about to be sent: one round trip. */
+  async journal(records: readonly TrackedOrder[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.deps.tracker.journal(records, this.deps.lease.fence);
+    this.remember(records);
+  }
+
   /** Applies an exchange view: fills are derived and recorded by the tracker. */
   async apply(view: TrackedOrder): Promise<void> {
     const fill = await this.deps.tracker.applyView(view, this.now(), this.deps.lease.fence);

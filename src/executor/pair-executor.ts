@@ -1,12 +1,19 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { OrderIntent } from '../core/index.js';
 import { ExecutorError } from './errors.js';
-import { OrderCalls } from './order-calls.js';
+import { OrderCalls, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
 
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
+/**
+ * A budget wait's timer fires this early, and the last stretch is waited out on the event loop:
+ * Node's timers round to whole milliseconds and fire late under load, which would add to every
+ * call that waited for budget.
+ */
+const WAKE_EARLY_MS = 2;
 
 export interface DrainStats {
   readonly sent: number;
@@ -26,17 +33,30 @@ export class PairExecutor {
   #chain: Promise<unknown> = Promise.resolve();
   #resolveTimer: NodeJS.Timeout | undefined;
   #reconcileTimer: NodeJS.Timeout | undefined;
+  #wakeTimer: NodeJS.Timeout | undefined;
+  #wakeSpin: NodeJS.Immediate | undefined;
+  /**
+   * Calls sent and not answered yet. Drains do not wait for answers (the slots of calls in flight
+   * are busy to the planner); syncs and stop do, so a reconciliation never reads the exchange
+   * while one of our calls may still change it.
+   */
+  readonly #flying = new Set<Promise<void>>();
+  /** At most max_calls_in_flight sends at once, started in call order (so are their nonces). */
+  readonly #lanes: LimitFunction;
+  /** The drain queued on the chain and not started yet: further wake-ups join it. */
+  #queued: Promise<DrainStats | undefined> | undefined;
   #stopped = false;
   /**
-   * When the budget was due for intents deferred for it (slot#generation → epoch ms): their
-   * tick-to-wire counts from then, not from their snapshot, since the wait was the exchange's.
+   * While intents wait for ratecount budget: when the budget is due (epoch ms). Calls sent after
+   * it count their tick-to-wire from then, not from their snapshot: the wait was the exchange's.
    */
-  readonly #budgetDue = new Map<string, number>();
+  #budgetDueAt: number | undefined;
 
   constructor(ctx: PairContext) {
     this.ctx = ctx;
     this.#calls = new OrderCalls(ctx);
     this.#sync = new OrderSync(ctx);
+    this.#lanes = pLimit(ctx.deps.config.max_calls_in_flight);
   }
 
   /** Loads the tracker's records, reconciles with the exchange, then drains what is pending. */
@@ -46,7 +66,7 @@ export class PairExecutor {
     this.ctx.remember(await tracker.live(this.ctx.id));
     await this.#serial(() => this.#syncNow('all'));
     this.#reconcileTimer = setInterval(() => {
-      void this.#serial(() => this.#syncNow('all')).then(() => this.drain());
+      void this.#serial(() => this.#syncNow('all')).then(() => this.wake());
     }, this.ctx.deps.config.reconcile_interval_ms);
     this.#reconcileTimer.unref();
     await this.drain();
@@ -56,11 +76,17 @@ export class PairExecutor {
     this.#stopped = true;
     clearTimeout(this.#resolveTimer);
     clearInterval(this.#reconcileTimer);
+    this.#clearWake();
   }
 
-  /** Waits for the drain or sync in progress. */
-  idle(): Promise<unknown> {
-    return this.#chain;
+  /** Waits for the drain or sync in progress and the calls in flight. */
+  async idle(): Promise<void> {
+    await this.#chain;
+    await this.#landed();
+  }
+
+  #landed(): Promise<unknown> {
+    return Promise.all(this.#flying);
   }
 
   /** A full reconciliation now (start-up runs one; so does the periodic timer). */
@@ -70,6 +96,42 @@ export class PairExecutor {
 
   drain(): Promise<DrainStats | undefined> {
     return this.#serial(() => this.#drain());
+  }
+
+  /**
+   * A drain soon: joins the one queued and not started yet, if any, so a burst of publishes costs
+   * one drain. What every wake-up calls (publish in this process, queue job, budget timer).
+   */
+  wake(): Promise<DrainStats | undefined> {
+    if (this.#queued !== undefined) return this.#queued;
+    // A lost lease is the Executor's to handle (its renewal lets the pair go); a wake-up has no
+    // caller to tell.
+    const queued = this.#serial(() => {
+      this.#queued = undefined;
+      return this.#drain();
+    }).catch(() => undefined);
+    this.#queued = queued;
+    return queued;
+  }
+
+  /** Wakes at `atMs` exactly: a timer for most of the wait, the event loop for the rest. */
+  #wakeAt(atMs: number): void {
+    this.#clearWake();
+    if (this.#stopped || !Number.isFinite(atMs)) return;
+    const spin = (): void => {
+      this.#wakeSpin = undefined;
+      if (this.#stopped) return;
+      if (this.ctx.now() >= atMs) void this.wake();
+      else this.#wakeSpin = setImmediate(spin);
+    };
+    this.#wakeTimer = setTimeout(spin, Math.max(0, atMs - this.ctx.now() - WAKE_EARLY_MS));
+  }
+
+  #clearWake(): void {
+    clearTimeout(this.#wakeTimer);
+    if (this.#wakeSpin !== undefined) clearImmediate(this.#wakeSpin);
+    this.#wakeTimer = undefined;
+    this.#wakeSpin = undefined;
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T | undefined> {
@@ -91,6 +153,7 @@ export class PairExecutor {
   }
 
   async #syncNow(scope: 'unknowns' | 'all'): Promise<void> {
+    await this.#landed();
     this.ctx.assertHeld();
     const result = await this.#sync.run(scope);
     if (result.adopted > 0 || result.resolved > 0) {
@@ -108,7 +171,7 @@ export class PairExecutor {
     if (due === undefined || this.#stopped) return;
     this.#resolveTimer = setTimeout(
       () => {
-        void this.#serial(() => this.#syncNow('unknowns')).then(() => this.drain());
+        void this.#serial(() => this.#syncNow('unknowns')).then(() => this.wake());
       },
       Math.max(0, due - this.ctx.now()),
     );
@@ -118,23 +181,31 @@ export class PairExecutor {
   async #drain(): Promise<DrainStats> {
     const ctx = this.ctx;
     const { bus, ratecount, metrics, config, limits } = ctx.deps;
+    const none: DrainStats = { sent: 0, deferred: 0, dropped: 0 };
     ctx.assertHeld();
+    this.#clearWake();
     const pair = ctx.id;
     let now = ctx.now();
     if (now < ctx.pausedUntilMs) {
-      await bus.enqueue(pair, { delayMs: ctx.pausedUntilMs - now });
-      return { sent: 0, deferred: 0, dropped: 0 };
+      this.#wakeAt(ctx.pausedUntilMs);
+      return none;
     }
     if ((this.#sync.dueAt() ?? Infinity) <= now) await this.#syncNow('unknowns');
 
-    const pending = await bus.pending(pair);
-    if (pending.length === 0) return { sent: 0, deferred: 0, dropped: 0 };
+    // The budget wait this drain ends, if it is over: what was waiting became sendable then.
+    const due = this.#budgetDueAt;
+    const freeAtMs = due !== undefined && due <= now ? due : 0;
+    this.#budgetDueAt = undefined;
+
+    // One round trip for both reads (ioredis writes them back to back).
+    const [pending, levelNow] = await Promise.all([bus.pending(pair), ratecount.level(pair, now)]);
+    if (pending.length === 0) return none;
     now = ctx.now();
     const expired = pending.filter((i) => i.deadlineMs <= now);
     const fresh = pending.filter((i) => i.deadlineMs > now);
 
     let plan: Plan | undefined;
-    let level = await ratecount.level(pair, now);
+    let level = levelNow;
     for (let attempt = 0; attempt < MAX_REPLANS; attempt++) {
       plan = this.#plan(fresh, level, now);
       if (plan.cost === 0) break;
@@ -151,7 +222,7 @@ export class PairExecutor {
       plan = undefined;
     }
     if (plan === undefined) {
-      await bus.enqueue(pair, { delayMs: 100 });
+      this.#wakeAt(ctx.now() + 100);
       return { sent: 0, deferred: fresh.length, dropped: 0 };
     }
 
@@ -169,37 +240,96 @@ export class PairExecutor {
       if (isTaken(d.intent)) metrics.intents.inc({ pair, outcome: d.reason });
 
     // A call whose intent was replaced between peek and take is not sent: the newer one waits.
-    let refund = 0;
-    let sent = 0;
+    const sendable = plan.calls.filter((c) => intentsOf(c).every(isTaken));
+    let refund = plan.calls
+      .filter((c) => !sendable.includes(c))
+      .reduce((sum, c) => sum + c.cost, 0);
     this.#calls.cancelled.clear();
-    for (const call of plan.calls) {
-      if (!intentsOf(call).every(isTaken) || !ctx.deps.lease.held()) {
-        refund += call.cost;
-        continue;
-      }
-      const freeAtMs = Math.max(
-        0,
-        ...intentsOf(call).map((i) => this.#budgetDue.get(keyOf(i)) ?? 0),
-      );
-      await this.#calls.run(call, freeAtMs);
-      sent += intentsOf(call).length;
-      for (const _ of intentsOf(call)) metrics.intents.inc({ pair, outcome: 'sent' });
+    // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
+    const first = sendable.filter((c) => !OrderCalls.replaces(c));
+    const then = sendable.filter((c) => OrderCalls.replaces(c));
+    const launched = await this.#send(first, freeAtMs);
+    refund += launched.unsent;
+    if (then.length > 0) {
+      await Promise.all(launched.answered);
+      refund += (await this.#send(then, freeAtMs)).unsent;
+      await this.#giveBackOrphans(then);
     }
+    const sent = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
     if (refund > 0) await ratecount.refund(pair, refund, ctx.now());
 
-    this.#budgetDue.clear();
-    const retry = plan.retryInMs;
-    for (const d of plan.deferred) {
-      if (d.reason === 'budget' && retry !== undefined)
-        this.#budgetDue.set(keyOf(d.intent), now + retry);
-    }
-    if (retry !== undefined) await bus.enqueue(pair, { delayMs: retry });
-    else if (refund > 0 || ctx.now() < ctx.pausedUntilMs) {
-      await bus.enqueue(pair, { delayMs: Math.max(0, ctx.pausedUntilMs - ctx.now()) });
-    }
+    if (plan.retryInMs !== undefined) {
+      this.#budgetDueAt = now + plan.retryInMs;
+      this.#wakeAt(Math.max(this.#budgetDueAt, ctx.pausedUntilMs));
+    } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
+    else if (refund > 0) void this.wake();
     this.#armResolve();
     ctx.publishOrderGauges();
     return { sent, deferred: plan.deferred.length, dropped: dropped.length };
+  }
+
+  /**
+   * Writes the calls' records (one tracker write for all of them), then hands the calls to the
+   * lanes and returns without waiting for answers. Returns the points of calls not sent (lease
+   * gone, or nothing left to send) and the answers to come.
+   */
+  async #send(
+    calls: readonly PlannedCall[],
+    freeAtMs: number,
+  ): Promise<{ unsent: number; answered: Promise<void>[] }> {
+    const ctx = this.ctx;
+    if (calls.length === 0) return { unsent: 0, answered: [] };
+    if (!ctx.deps.lease.held()) {
+      return { unsent: calls.reduce((sum, c) => sum + c.cost, 0), answered: [] };
+    }
+    const ready: ReadyCall[] = [];
+    let unsent = 0;
+    for (const call of calls) {
+      const r = this.#calls.prepare(call);
+      if (r === undefined) unsent += call.cost;
+      else ready.push(r);
+    }
+    await ctx.journal(ready.flatMap((r) => r.records));
+    const { metrics, log } = ctx.deps;
+    const answered = ready.map((r) => {
+      for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
+      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs))
+        .catch((err: unknown) => {
+          log.error(
+            { call: r.call.kind, err: err instanceof Error ? err.message : String(err) },
+            'recording an order-entry outcome failed',
+          );
+        })
+        .finally(() => {
+          this.#flying.delete(flight);
+          // Intents for the slot may have waited in the register while it was busy.
+          void this.wake();
+        });
+      this.#flying.add(flight);
+      return flight;
+    });
+    return { unsent, answered };
+  }
+
+  /**
+   * Adds that were to replace an order whose cancel found it gone (filled meanwhile) were not
+   * sent; their intents go back to the register, to be placed once a query has settled the old
+   * order (its slot is busy until then). A cancel refused for another reason keeps its order, and
+   * the runner decides again from the next snapshot.
+   */
+  async #giveBackOrphans(calls: readonly PlannedCall[]): Promise<void> {
+    const orphans = calls
+      .flatMap((c) =>
+        c.kind === 'AddOrder' ? [c.item] : c.kind === 'AddOrderBatch' ? c.items : [],
+      )
+      .filter(
+        (i) =>
+          i.replacing !== undefined &&
+          !this.#calls.cancelled.has(i.replacing.userref) &&
+          this.ctx.orders.get(i.replacing.userref)?.state === 'unknown',
+      )
+      .map((i) => i.intent);
+    if (orphans.length > 0) await this.ctx.deps.bus.restore(this.ctx.id, orphans);
   }
 
   #plan(intents: readonly OrderIntent[], level: number, now: number): Plan {

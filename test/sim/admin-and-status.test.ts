@@ -9,7 +9,14 @@ const UA = { 'user-agent': 'makerd-test' };
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
 interface StateBody {
-  open_orders: { txid: string; key: string; pair: string; side: string; price: string | null }[];
+  open_orders: {
+    txid: string;
+    key: string;
+    pair: string;
+    side: string;
+    price: string | null;
+    userref: number;
+  }[];
   ratecount: Record<string, Record<string, { level: number; max: number; charged: number }>>;
   balances: Record<string, Record<string, { balance: string; hold_trade: string }>>;
   rejections: Record<string, number>;
@@ -65,10 +72,51 @@ describe('simulator admin API, status modes and the dead man', () => {
     assert.equal(mine.length, 1);
     assert.equal(mine[0]?.pair, 'XXBTZUSD');
     assert.equal(mine[0]?.side, 'buy');
+    assert.equal(mine[0]?.price, '50000.0');
+    assert.equal(mine[0]?.userref, 0);
     assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.level, 1);
     assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.max, 60);
     assert.equal(s.ratecount[sim.key.apiKey]?.XXBTZUSD?.charged, 1, 'points charged since start');
     assert.ok(Number(s.balances[sim.key.apiKey]?.ZUSD?.hold_trade) >= 500);
+  });
+
+  it("lists one key's open orders with pair, price and userref in GET /_sim/orders?key=", async () => {
+    const k = sim.addAccount({ tier: 'pro' });
+    const other = sim.addAccount();
+    const add = (key: typeof k, price: string, userref: number) =>
+      signedPost(
+        sim.url,
+        'AddOrder',
+        { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', price, volume: '0.01', userref },
+        key,
+      ).then(errorsOf);
+    assert.deepEqual(await add(k, '45000.5', 123_456), []);
+    assert.deepEqual(await add(other, '45001', 7), []);
+    const res = await sim.admin('GET', `/_sim/orders?key=${encodeURIComponent(k.apiKey)}`);
+    assert.equal(res.status, 200);
+    const body = res.body as {
+      time: number;
+      key: string;
+      open_orders: { key: string; pair: string; side: string; price: string; userref: number }[];
+    };
+    assert.equal(body.key, k.apiKey);
+    assert.equal(body.time, clock.now() / 1000);
+    assert.equal(body.open_orders.length, 1);
+    assert.deepEqual(
+      (({ key, pair, side, price, userref }) => ({ key, pair, side, price, userref }))(
+        body.open_orders[0]!,
+      ),
+      { key: k.apiKey, pair: 'XXBTZUSD', side: 'buy', price: '45000.5', userref: 123_456 },
+    );
+    // The same row as GET /_sim/state shows.
+    const full = (await state()).open_orders.filter((o) => o.key === k.apiKey);
+    assert.deepEqual(full, body.open_orders);
+
+    const missing = await sim.admin('GET', '/_sim/orders');
+    assert.equal(missing.status, 400);
+    assert.match(JSON.stringify(missing.body), /"field":"key"/);
+    const unknown = await sim.admin('GET', '/_sim/orders?key=nobody');
+    assert.equal(unknown.status, 404);
   });
 
   it('serves SystemStatus from POST /_sim/status and enforces cancel_only and post_only', async () => {

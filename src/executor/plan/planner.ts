@@ -139,8 +139,8 @@ function classify(w: SlotWork, input: PlanInput): Classified {
       ? { drop: 'gone' }
       : { cancel: { intent, order: live, purpose: 'cancel' } };
   }
-  // The runner's amend target vanished (filled, cancelled): it re-quotes from the next snapshot.
-  if (intent.action === 'amend' && live === undefined) return { drop: 'gone' };
+  // An amend whose order vanished (filled, cancelled) is planned as a placement: the runner asked
+  // for that quote in this slot, and waiting for its next poll to say so again leaves it empty.
   if (CANCELS_ONLY.has(input.mode)) return { drop: 'mode' };
   const desired = intent.desired;
   if (desired === undefined) {

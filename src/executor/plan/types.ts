@@ -44,9 +44,9 @@ export interface SlotWork {
   readonly intent: OrderIntent;
   /**
    * The tracked order the slot holds now (state open or partially-filled), if any. The planner
-   * acts on this, not on intent.target: the runner's view may be one poll old. An amend or cancel
-   * whose slot holds nothing is dropped (`gone`); a place whose slot already holds an order is
-   * planned as an amend of it.
+   * acts on this, not on intent.target: the runner's view may be one poll old. A cancel whose slot
+   * holds nothing is dropped (`gone`); an amend whose slot holds nothing is planned as a place,
+   * and a place whose slot already holds an order as an amend of it.
    */
   readonly live: TrackedOrder | undefined;
 }
@@ -113,7 +113,7 @@ export interface AddItem {
 
 export type DeferReason = 'budget' | 'open-orders';
 export type DropReason =
-  /** cancel or amend of a slot that holds no live order. */
+  /** cancel of a slot that holds no live order. */
   | 'gone'
   /** the slot's order is in an unresolved or in-flight call: nothing touches it until resolved. */
   | 'busy'

@@ -23,6 +23,7 @@ import {
   userrefField,
 } from './codec.js';
 import { TrackerError, trackerError } from './errors.js';
+import { JOURNAL } from './journal-script.js';
 import { applyFill, deriveFill, emptyPosition } from './position.js';
 
 /**
@@ -342,6 +343,50 @@ export class OrderTracker {
         },
       };
     });
+  }
+
+  /**
+   * put() in one round trip, for the write-ahead records of order-entry calls: non-terminal
+   * records of one pair, one per userref. A script writes them when no stored record of the same
+   * order executed more (else, and for any other input, this is put(), which carries the stored
+   * execution over). Written on the caller's connection, not the transactions' one: a put() in
+   * flight that read the hash before is retried by its WATCH.
+   */
+  async journal(orders: readonly TrackedOrder[], fence?: Fence): Promise<void> {
+    const checked = orders.map((order, i) => checkOrder(order, `orders[${i}]`));
+    checkFence(fence);
+    const pair = checked[0]?.pair;
+    if (pair === undefined) return;
+    const simple =
+      checked.every((o) => o.pair === pair && !isTerminal(o)) &&
+      new Set(checked.map((o) => o.userref)).size === checked.length;
+    if (!simple) return this.put(checked, fence);
+    const key = this.liveKey(pair);
+    let reply: unknown;
+    try {
+      reply = await this.#redis.eval(
+        JOURNAL,
+        3,
+        key,
+        this.pairsKey,
+        fence?.key ?? '',
+        pair,
+        fence?.token ?? '',
+        ...checked.flatMap((o) => [userrefField(o.userref), encodeOrder(o)]),
+      );
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (fence !== undefined && message.includes('MAKERD_TRACKER_FENCED')) {
+        throw new TrackerError(
+          'TRACKER_FENCED',
+          fence.key,
+          undefined,
+          `writing ${key}: fence ${fence.key} does not hold this writer's token; nothing was written`,
+        );
+      }
+      throw trackerError(err, key, `writing ${key}`);
+    }
+    if (Array.isArray(reply) && reply.length > 0) await this.put(checked, fence);
   }
 
   /**

@@ -499,7 +499,7 @@ export class MatchingEngine implements Engine {
   // ---- lifecycle -----------------------------------------------------------------------------
 
   #preview(d: Draft): SimOrder {
-    return this.#newOrder(d, '', BigInt(this.#now) * NS_PER_MS);
+    return this.#newOrder(d, '', msToNs(this.#now));
   }
 
   #newOrder(d: Draft, txid: string, opentmNs: bigint): SimOrder {
@@ -1030,9 +1030,9 @@ export class MatchingEngine implements Engine {
     return via === undefined ? ZERO : cost.times(this.#lastPrice(this.#pairBook(via)));
   }
 
-  /** Level3 timestamps: the ms clock in ns, bumped by one when an ms sees several entries. */
+  /** Level3 timestamps: the clock in ns, bumped by one when an instant sees several entries. */
   #nextNs(pb: PairBook): bigint {
-    const base = BigInt(this.#now) * NS_PER_MS;
+    const base = msToNs(this.#now);
     pb.lastNs = base > pb.lastNs ? base : pb.lastNs + 1n;
     return pb.lastNs;
   }
@@ -1044,6 +1044,16 @@ export class MatchingEngine implements Engine {
 }
 
 // ---- pure helpers ----------------------------------------------------------------------------
+
+/**
+ * A clock reading in ms (possibly fractional, e.g. performance.timeOrigin + performance.now()) as
+ * whole nanoseconds: the whole ms exactly, plus the fraction's ns (truncated). BigInt() of a
+ * fractional number would throw.
+ */
+export function msToNs(ms: number): bigint {
+  const whole = Math.floor(ms);
+  return BigInt(whole) * NS_PER_MS + BigInt(Math.floor((ms - whole) * 1e6));
+}
 
 /** Whether an order on `side` with a bound of `bound` ticks may take from `level`. */
 function reaches(side: OrderSpec['side'], level: PriceLevel<LiveOrder>, bound: number): boolean {

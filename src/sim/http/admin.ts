@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { InvalidInputError, parseWithSchema, toWire } from '../../core/index.js';
 import { TIERS } from '../../exchange/limits/index.js';
 import type { SimContext } from '../context.js';
+import type { SimOrder } from '../engine/types.js';
+import type { Account } from '../state/accounts.js';
 import { PERMISSIONS } from '../state/permissions.js';
 import { send } from './json.js';
 
@@ -30,8 +32,9 @@ const MarketBody = Type.Object({
 });
 
 /**
- * The simulator's own control surface under /_sim/, loopback only: inspect state, set the system
- * status, inject faults, manage keys, steer the background market. JSON in, JSON out; a bad body
+ * The simulator's own control surface under /_sim/, loopback only: inspect state (all of it, or
+ * one key's open orders: GET /_sim/orders?key=), set the system status, inject faults, manage
+ * keys, steer the background market. JSON in, JSON out; a bad body
  * is HTTP 400 naming the field.
  */
 export function handleAdmin(
@@ -51,6 +54,21 @@ export function handleAdmin(
     const route = `${req.method ?? 'GET'} ${path}`;
     if (route === 'GET /_sim/state') {
       send(res, 200, state(ctx, rejections, nowMs));
+      return;
+    }
+    if (route === 'GET /_sim/orders') {
+      const key = new URLSearchParams(queryOf(req.url)).get('key') ?? '';
+      if (key === '') throw new InvalidInputError('key', 'is required (?key=<api key>)');
+      const account = ctx.accounts.get(key);
+      if (account === undefined || account.kind === 'background') {
+        send(res, 404, { error: 'no such key', field: 'key' });
+        return;
+      }
+      send(res, 200, {
+        time: nowMs / 1000,
+        key,
+        open_orders: ctx.engine.openOrders(account).map((o) => openOrderRow(account, o)),
+      });
       return;
     }
     const body = parseJson(rawBody);
@@ -124,19 +142,7 @@ function state(
 ): Record<string, unknown> {
   const users = ctx.accounts.all().filter((a) => a.kind !== 'background');
   const openOrders = users.flatMap((account) =>
-    ctx.engine.openOrders(account).map((o) => ({
-      txid: o.txid,
-      key: account.key,
-      pair: o.pair.id,
-      side: o.spec.side,
-      ordertype: o.spec.ordertype,
-      status: o.status,
-      price: o.limitPrice === undefined ? null : o.limitPrice.toFixed(o.pair.pair_decimals),
-      volume: toWire(o.spec.volume),
-      vol_exec: toWire(o.volExec),
-      userref: o.spec.userref,
-      opentm: o.opentmMs / 1000,
-    })),
+    ctx.engine.openOrders(account).map((o) => openOrderRow(account, o)),
   );
   const limits = ctx.limits.snapshot(users, nowMs);
   return {
@@ -171,6 +177,28 @@ function state(
     faults: { rules: ctx.faults.rules, counts: ctx.faults.counts },
     background: ctx.background.running ? 'running' : 'paused',
   };
+}
+
+/** One open order as /_sim/state and /_sim/orders show it. */
+function openOrderRow(account: Account, o: SimOrder): Record<string, unknown> {
+  return {
+    txid: o.txid,
+    key: account.key,
+    pair: o.pair.id,
+    side: o.spec.side,
+    ordertype: o.spec.ordertype,
+    status: o.status,
+    price: o.limitPrice === undefined ? null : o.limitPrice.toFixed(o.pair.pair_decimals),
+    volume: toWire(o.spec.volume),
+    vol_exec: toWire(o.volExec),
+    userref: o.spec.userref,
+    opentm: o.opentmMs / 1000,
+  };
+}
+
+function queryOf(url: string | undefined): string {
+  const q = url?.indexOf('?') ?? -1;
+  return q === -1 || url === undefined ? '' : url.slice(q + 1);
 }
 
 function parseJson(raw: Buffer): unknown {

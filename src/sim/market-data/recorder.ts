@@ -1,4 +1,5 @@
 import type { Clock, Decimal } from '../../core/index.js';
+import { msToNs } from '../engine/matching-engine.js';
 import type { Engine, PublicTrade } from '../engine/types.js';
 import type { Markets, SimPair } from '../markets.js';
 import { BoundedLog } from './bounded-log.js';
@@ -14,7 +15,6 @@ export interface MarketRecorderOptions {
 
 /** Ticker needs 24 hours of 1-minute frames; other intervals only the rows OHLC returns. */
 const MINUTE_FRAMES_KEPT = 24 * 60 + 60;
-const NS_PER_MS = 1_000_000n;
 
 interface PairRecord {
   readonly tape: BoundedLog<TapePrint>;
@@ -78,8 +78,8 @@ export class MarketRecorder implements MarketHistory {
 
   onTrade(trade: PublicTrade): void {
     const rec = this.#record(trade.pair);
-    const atMs = BigInt(trade.timeMs) * NS_PER_MS;
-    rec.lastCursorNs = atMs > rec.lastCursorNs ? atMs : rec.lastCursorNs + 1n;
+    const atNs = msToNs(trade.timeMs);
+    rec.lastCursorNs = atNs > rec.lastCursorNs ? atNs : rec.lastCursorNs + 1n;
     rec.tape.push({ trade, cursorNs: rec.lastCursorNs });
     for (const series of rec.series.values()) series.add(trade.timeMs, trade.price, trade.volume);
   }

@@ -285,14 +285,17 @@ void describe('planCalls: drops', () => {
     });
   }
 
-  void it('gone: a cancel or amend of a slot that holds nothing', () => {
-    const p = plan([
-      cancel(undefined, 'bid:0'),
-      { intent: intent('amend', 'bid:1'), live: undefined },
-    ]);
+  void it('gone: a cancel of a slot that holds nothing is dropped', () => {
+    const p = plan([cancel(undefined, 'bid:0')]);
     assert.deepEqual(calls(p), []);
-    assert.deepEqual(dropped(p), ['bid:0 gone', 'bid:1 gone']);
+    assert.deepEqual(dropped(p), ['bid:0 gone']);
     assert.equal(p.cost, 0);
+  });
+
+  void it('an amend of a slot whose order vanished (filled) is placed', () => {
+    const p = plan([{ intent: intent('amend', 'bid:1', { price: '99' }), live: undefined }]);
+    assert.deepEqual(dropped(p), []);
+    assert.deepEqual(calls(p), ['AddOrder bid:1 99x1 1']);
   });
 
   void it('unchanged: the order already has the price, remaining volume and flags (as decimals)', () => {

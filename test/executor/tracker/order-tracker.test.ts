@@ -401,6 +401,63 @@ void describe('OrderTracker', () => {
     });
   });
 
+  void describe('journal (write-ahead in one round trip)', () => {
+    void it('writes new records and marks like put, and the pair is tracked', async () => {
+      const placed = order({ state: 'pending-new', txid: null, pendingCall: 'add' });
+      const other = order({ userref: 1001, slot: 'ask:0', side: 'sell', txid: 'OTHER-1' });
+      await tracker.journal([placed, { ...other, pendingCall: 'cancel' }]);
+      const live = await tracker.live(PAIR);
+      assert.deepEqual(
+        live.map((o) => [o.userref, o.state, o.pendingCall]),
+        [
+          [1000, 'pending-new', 'add'],
+          [1001, 'open', 'cancel'],
+        ],
+      );
+      assert.deepEqual(await tracker.pairs(), [PAIR]);
+    });
+
+    void it('never moves execution backwards: a stale copy falls back to put, which keeps it', async () => {
+      const placed = order();
+      await tracker.put(placed);
+      const view = executed(placed, '0.004', '200', '0.32');
+      await tracker.applyView(view, 1);
+      await tracker.journal([{ ...placed, pendingCall: 'edit' }]);
+      const stored = await tracker.get(PAIR, 1000);
+      assert.equal(stored?.pendingCall, 'edit');
+      assert.equal(stored?.volumeExecuted, '0.004');
+      assert.equal(stored?.cost, '200');
+      assert.equal(await tracker.applyView(view, 2), undefined, 'no second fill');
+    });
+
+    void it('compares volumes as decimals: equal values in other spellings are not "more"', async () => {
+      await tracker.put(order({ volumeExecuted: '0.50', cost: '25000' }));
+      await tracker.journal([
+        order({ volumeExecuted: '0.5', cost: '25000.0', pendingCall: 'cancel' }),
+      ]);
+      const stored = await tracker.get(PAIR, 1000);
+      assert.equal(stored?.pendingCall, 'cancel');
+      assert.equal(stored?.cost, '25000.0', 'written by the script as given');
+      await tracker.put(order({ userref: 1001, volumeExecuted: '10', cost: '1' }));
+      await tracker.journal([
+        order({ userref: 1001, volumeExecuted: '9.99', pendingCall: 'edit' }),
+      ]);
+      assert.equal((await tracker.get(PAIR, 1001))?.volumeExecuted, '10');
+    });
+
+    void it('is fenced like put: a stale token writes nothing', async () => {
+      const fenceKey = `${prefix}:lease:executor`;
+      await redis.set(fenceKey, 'token-a');
+      await assert.rejects(
+        tracker.journal([order()], { key: fenceKey, token: 'token-b' }),
+        trackerError('TRACKER_FENCED', fenceKey),
+      );
+      assert.deepEqual(await tracker.live(PAIR), []);
+      await tracker.journal([order()], { key: fenceKey, token: 'token-a' });
+      assert.equal((await tracker.live(PAIR)).length, 1);
+    });
+  });
+
   void describe('fences and failures', () => {
     void it('a write under a fence whose token is not current is refused and writes nothing', async () => {
       const fenceKey = `${prefix}:lease:executor`;

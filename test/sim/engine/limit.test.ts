@@ -95,6 +95,38 @@ void describe('limit orders and price-time priority', () => {
     assert.match(o1.txid, /^O[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{6}$/);
   });
 
+  void it('stamps exact nanoseconds from a clock with fractional milliseconds', async () => {
+    const h = harness();
+    const a = h.account('a');
+    const b = h.account('b');
+    // 0.375 ms is exact in binary: T0 + 123.375 ms is 1_700_000_000_123_375_000 ns.
+    await h.advance(123.375);
+    assert.equal(h.clock.now(), 1_700_000_000_123.375);
+    const o1 = h.engine.place(a, spec({ pair: h.btc, side: 'buy', volume: '1', price: '100' }));
+    const o2 = h.engine.place(a, spec({ pair: h.btc, side: 'buy', volume: '1', price: '100' }));
+    assert.equal(o1.opentmNs, 1_700_000_000_123_375_000n);
+    assert.equal(o2.opentmNs, o1.opentmNs + 1n);
+    // A later instant within the same millisecond starts from its own nanoseconds.
+    await h.advance(0.5);
+    const o3 = h.engine.place(b, spec({ pair: h.btc, side: 'buy', volume: '1', price: '100' }));
+    assert.equal(o3.opentmNs, 1_700_000_000_123_875_000n);
+    assert.deepEqual(
+      h.engine.book(h.btc).bids.map((e) => e.timestampNs),
+      [o1.opentmNs, o2.opentmNs, o3.opentmNs],
+    );
+  });
+
+  void it('stamps a performance.timeOrigin + performance.now() style reading', async () => {
+    const h = harness();
+    const a = h.account('a');
+    await h.advance(123.456);
+    // The double nearest 1_700_000_000_123.456 is …123.4560546875: its ns, truncated.
+    assert.equal(h.clock.now(), 1_700_000_000_123.4560546875);
+    const o = h.engine.place(a, spec({ pair: h.btc, side: 'sell', volume: '1', price: '200' }));
+    assert.equal(o.opentmNs, 1_700_000_000_123_456_054n);
+    assert.equal(h.engine.book(h.btc).asks[0]?.timestampNs, o.opentmNs);
+  });
+
   void it('limits the view to the best levels when asked', () => {
     const h = harness();
     const a = h.account('a');

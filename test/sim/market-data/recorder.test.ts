@@ -117,6 +117,19 @@ describe('MarketRecorder tape', () => {
     ]);
   });
 
+  it('takes cursors from a clock with fractional milliseconds, exact to the nanosecond', () => {
+    const m = stubMarket();
+    m.print('1', '1', 'buy', T0 + 0.375);
+    m.print('2', '1', 'buy', T0 + 0.375);
+    m.print('3', '1', 'buy', T0 + 0.5);
+    const cursors = m.recorder.prints(m.xbt).map((p) => p.cursorNs);
+    assert.deepEqual(cursors, [
+      BigInt(T0) * 1_000_000n + 375_000n,
+      BigInt(T0) * 1_000_000n + 375_001n,
+      BigInt(T0) * 1_000_000n + 500_000n,
+    ]);
+  });
+
   it('keeps a bounded tape of the newest prints', () => {
     const m = stubMarket();
     const small = new MarketRecorder(m.markets, m.book, m.clock, { tapeSize: 50 });

@@ -1,0 +1,57 @@
+/**
+ * journal — KEYS: the pair's live hash, the tracked-pairs set, the fence key (or '' for none).
+ * ARGV: pair, fence token, then field/record-JSON pairs. Returns `{}` when written, or
+ * `{ field }` of a stored record that executed more than the one given (nothing is written then).
+ *
+ * The write-ahead records of order-entry calls are on the way to the wire, so they are written in
+ * one script rather than put()'s optimistic transaction (four round trips). It keeps put()'s
+ * rules: fenced by the lease, and never moving an order's execution backwards — where that would
+ * happen it writes nothing and lets the caller take put(), which carries the stored execution
+ * over. Volumes are compared as decimal strings, exactly (Lua numbers are doubles).
+ */
+export const JOURNAL = `
+local function parts(s)
+  local i, f = string.match(s, '^(%d*)%.?(%d*)$')
+  if i == nil then return nil end
+  i = (string.gsub(i, '^0+', ''))
+  f = (string.gsub(f, '0+$', ''))
+  return i, f
+end
+local function greater(a, b)
+  local ai, af = parts(a)
+  local bi, bf = parts(b)
+  if ai == nil or bi == nil then return true end
+  if #ai ~= #bi then return #ai > #bi end
+  if ai ~= bi then return ai > bi end
+  local n = math.max(#af, #bf)
+  af = af .. string.rep('0', n - #af)
+  bf = bf .. string.rep('0', n - #bf)
+  return af > bf
+end
+local function txid(v)
+  if type(v) == 'string' then return v end
+  return nil
+end
+if KEYS[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[2] then
+  return redis.error_reply('MAKERD_TRACKER_FENCED ' .. KEYS[3])
+end
+for i = 3, #ARGV, 2 do
+  local stored = redis.call('HGET', KEYS[1], ARGV[i])
+  if stored then
+    local ok, s = pcall(cjson.decode, stored)
+    local g = cjson.decode(ARGV[i + 1])
+    if ok and type(s) == 'table' then
+      local st, gt = txid(s.txid), txid(g.txid)
+      local same = st == nil or gt == nil or st == gt
+      if same and type(s.volumeExecuted) == 'string' and greater(s.volumeExecuted, g.volumeExecuted) then
+        return { ARGV[i] }
+      end
+    end
+  end
+end
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('SADD', KEYS[2], ARGV[1])
+return {}
+`;
