@@ -7,7 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { ControlFlags, IntentBus } from '../../src/bus/index.js';
-import { RedisNonceSource, SpotClient, nonceKeyFor } from '../../src/exchange/index.js';
+import {
+  RedisNonceSource,
+  RestLimiter,
+  SpotClient,
+  nonceKeyFor,
+} from '../../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
 import { Executor, ExecutorMetrics, type WireSample } from '../../src/executor/index.js';
 import { loadPairs } from '../../src/market/index.js';
@@ -37,13 +42,16 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const prefix = `makerd-bench-${randomUUID().slice(0, 8)}`;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const nonceKey = nonceKeyFor(key.apiKey);
-  // Runner role and executor role each build their own client; both take nonces from Redis.
+  // Runner role and executor role each build their own client; both take nonces from Redis and,
+  // being in one process as under `makerd run`, share the key's REST call counter: two counters
+  // for one key would each think the whole budget theirs and overrun it together.
+  const restLimiter = new RestLimiter({ tier: opts.tier, clock, headroom: 1 });
   const clientFor = (): SpotClient =>
     new SpotClient({
       baseUrl: sim.url,
       credentials: key,
       tier: opts.tier,
-      restHeadroom: 1,
+      restLimiter,
       nonceSource: new RedisNonceSource({ redis, key: nonceKey, clock }),
       clock,
     });

@@ -6,6 +6,9 @@ import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js
 import type { TrackedOrder } from './types.js';
 import { stamped } from './wire-stamp.js';
 
+/** A call that waited longer than this in its lane gets a fresh deadline before it goes. */
+const QUEUED_MS = 100;
+
 /** A planned call made ready: the records to write before it is sent, and its sending. */
 export interface ReadyCall {
   readonly call: PlannedCall;
@@ -75,7 +78,7 @@ export class OrderCalls {
     const single = items.length === 1;
     const sentAtMs = ctx.now();
     const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
-    const records = items.map((item) => {
+    let records = items.map((item) => {
       const userref = encodeUserref(
         instance,
         parseSlotKey(item.intent.slot),
@@ -91,9 +94,10 @@ export class OrderCalls {
       price: item.price,
       oflags: item.postOnly ? 'post,fciq' : 'fciq',
     }));
-    const deadline = new Date(deadlineMs).toISOString();
     const action = single ? 'AddOrder' : 'AddOrderBatch';
     const send = async (freeAtMs: number): Promise<void> => {
+      records = await this.#fresh(records);
+      const deadline = new Date((records[0] as TrackedOrder).deadlineMs).toISOString();
       try {
         if (single) {
           const f = fields[0] as (typeof fields)[number];
@@ -152,7 +156,7 @@ export class OrderCalls {
     const sentAtMs = ctx.now();
     const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
     const userref = encodeUserref(instance, parseSlotKey(item.intent.slot), item.intent.generation);
-    const next: TrackedOrder = {
+    let next: TrackedOrder = {
       ...pendingRecord(
         ctx.id,
         item.intent,
@@ -169,8 +173,9 @@ export class OrderCalls {
       pendingCall: 'edit',
       replaces: orig.txid,
     };
-    const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
+    let origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
     const send = async (freeAtMs: number): Promise<void> => {
+      [origSent, next] = (await this.#fresh([origSent, next])) as [TrackedOrder, TrackedOrder];
       try {
         const res = await this.#wire('EditOrder', [item], freeAtMs, (o) =>
           client.editOrder(
@@ -181,7 +186,7 @@ export class OrderCalls {
               price: item.price,
               userref,
               ...(item.postOnly ? { oflags: 'post' } : {}),
-              deadline: new Date(deadlineMs).toISOString(),
+              deadline: new Date(next.deadlineMs).toISOString(),
             },
             o,
           ),
@@ -216,17 +221,17 @@ export class OrderCalls {
           await this.#failed([origSent, next], 'EditOrder', failure);
           return;
         }
-        // Refused: the replacement never existed; the original is as it was, or gone (filled or
-        // cancelled meanwhile), which a query settles. The intent then goes back to the register:
-        // once the slot is known empty it is placed, rather than waiting for the runner's next
-        // poll to ask again.
+        // Refused: the replacement never existed, and the original is as it was, or gone.
         await this.#refused(call, [next], 'EditOrder', failure);
-        const gone = failure.then === 'gone';
-        const back: TrackedOrder = gone
-          ? { ...orig, state: 'unknown', pendingCall: null, deadlineMs: 0 }
-          : orig;
-        await ctx.persist([{ ...back, updatedAtMs: ctx.now() }]);
-        if (gone) await ctx.deps.bus.restore(ctx.id, [item.intent]);
+        if (failure.then !== 'gone') {
+          await ctx.persist([{ ...orig, updatedAtMs: ctx.now() }]);
+          return;
+        }
+        // Gone: not on the book (filled or cancelled since our last view), so the slot is free
+        // now; the intent goes back to the register and is placed in the next drain. What the
+        // order executed is recorded by the next full sync, from ClosedOrders (settleRetired).
+        await ctx.persist([retiredAsGone(orig, ctx.now())]);
+        await ctx.deps.bus.restore(ctx.id, [item.intent]);
       }
     };
     return { call, records: [origSent, next], send };
@@ -240,7 +245,7 @@ export class OrderCalls {
     const kind = call.kind;
     const sentAtMs = ctx.now();
     const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
-    const sent = items.map((i): TrackedOrder => ({
+    let sent = items.map((i): TrackedOrder => ({
       ...i.order,
       pendingCall: 'cancel',
       sentAtMs,
@@ -248,6 +253,7 @@ export class OrderCalls {
     }));
     const txids = sent.map((o) => o.txid as string);
     const send = async (freeAtMs: number): Promise<void> => {
+      sent = await this.#fresh(sent);
       try {
         const res = await this.#wire(kind, items, freeAtMs, (o) =>
           kind === 'CancelOrder'
@@ -276,7 +282,9 @@ export class OrderCalls {
         const failure = classifyFailure(err);
         await this.#refused(call, sent, kind, failure);
         if (failure.kind === 'rejected' && failure.then === 'gone') {
-          await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
+          // Not on the book any more: what the cancel wanted. Executions are settled later.
+          await ctx.persist(sent.map((o) => retiredAsGone(o, ctx.now())));
+          for (const o of sent) this.cancelled.add(o.userref);
         } else if (failure.kind === 'rejected') {
           await ctx.persist(sent.map((o) => ({ ...o, pendingCall: null })));
         }
@@ -302,7 +310,10 @@ export class OrderCalls {
       () => send({ signal }),
       (atMs) => {
         for (const { intent } of items) {
-          const tickToWireMs = Math.max(0, atMs - Math.max(intent.snapshotAtMs, freeAtMs));
+          // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
+          const from =
+            freeAtMs <= atMs ? Math.max(intent.snapshotAtMs, freeAtMs) : intent.snapshotAtMs;
+          const tickToWireMs = Math.max(0, atMs - from);
           const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
           metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
           metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
@@ -310,6 +321,26 @@ export class OrderCalls {
         }
       },
     );
+  }
+
+  /**
+   * A call's records as it leaves its lane: one that waited there (behind max_calls_in_flight)
+   * is stamped sent now, with a deadline from now, and journaled again, so the exchange gets a
+   * deadline it accepts and the record never says the deadline passed before it has.
+   */
+  async #fresh(records: TrackedOrder[]): Promise<TrackedOrder[]> {
+    const ctx = this.#ctx;
+    const now = ctx.now();
+    const first = records[0];
+    if (first === undefined || now - first.sentAtMs <= QUEUED_MS) return records;
+    const out = records.map((r) => ({
+      ...r,
+      sentAtMs: now,
+      deadlineMs: now + ctx.deps.config.deadline_ms,
+      updatedAtMs: now,
+    }));
+    await ctx.journal(out);
+    return out;
   }
 
   /** A call that failed as a whole: its records' outcome, and its points back if refused. */
@@ -375,6 +406,14 @@ export class OrderCalls {
         break;
     }
   }
+}
+
+/**
+ * An order the exchange says is not open ("Unknown order"): retired now, so its slot is free at
+ * once, and its final execution taken from ClosedOrders by the next full sync.
+ */
+function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
+  return { ...order, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now };
 }
 
 function pendingRecord(

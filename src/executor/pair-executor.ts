@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { SlotPick } from '../bus/index.js';
 import type { OrderIntent } from '../core/index.js';
 import { ExecutorError } from './errors.js';
 import { OrderCalls, type ReadyCall } from './order-calls.js';
@@ -14,6 +15,8 @@ const MAX_REPLANS = 3;
  * call that waited for budget.
  */
 const WAKE_EARLY_MS = 2;
+/** How long an intent keeps the time its budget was due, for tick-to-wire. */
+const BUDGET_CREDIT_MS = 60_000;
 
 export interface DrainStats {
   readonly sent: number;
@@ -47,10 +50,12 @@ export class PairExecutor {
   #queued: Promise<DrainStats | undefined> | undefined;
   #stopped = false;
   /**
-   * While intents wait for ratecount budget: when the budget is due (epoch ms). Calls sent after
-   * it count their tick-to-wire from then, not from their snapshot: the wait was the exchange's.
+   * When the ratecount budget was due for intents that waited for it (slot#generation → epoch
+   * ms, the latest due of each): their tick-to-wire counts from then, not from their snapshot,
+   * since the wait was the exchange's. Kept past the send, so an intent given back (its order was
+   * gone) keeps the credit; entries expire after BUDGET_CREDIT_MS.
    */
-  #budgetDueAt: number | undefined;
+  readonly #budgetDue = new Map<string, number>();
 
   constructor(ctx: PairContext) {
     this.ctx = ctx;
@@ -192,10 +197,8 @@ export class PairExecutor {
     }
     if ((this.#sync.dueAt() ?? Infinity) <= now) await this.#syncNow('unknowns');
 
-    // The budget wait this drain ends, if it is over: what was waiting became sendable then.
-    const due = this.#budgetDueAt;
-    const freeAtMs = due !== undefined && due <= now ? due : 0;
-    this.#budgetDueAt = undefined;
+    for (const [k, at] of this.#budgetDue)
+      if (at < now - BUDGET_CREDIT_MS) this.#budgetDue.delete(k);
 
     // One round trip for both reads (ioredis writes them back to back).
     const [pending, levelNow] = await Promise.all([bus.pending(pair), ratecount.level(pair, now)]);
@@ -204,36 +207,37 @@ export class PairExecutor {
     const expired = pending.filter((i) => i.deadlineMs <= now);
     const fresh = pending.filter((i) => i.deadlineMs > now);
 
+    // Reserve the plan's points and take its intents in one round trip. Refused points mean
+    // another process spent some meanwhile (the supervisor's CancelAll): give the intents back
+    // and plan again from the level Redis reported.
     let plan: Plan | undefined;
+    let taken = new Set<string>();
     let level = levelNow;
-    for (let attempt = 0; attempt < MAX_REPLANS; attempt++) {
-      plan = this.#plan(fresh, level, now);
-      if (plan.cost === 0) break;
+    for (let attempt = 0; attempt < MAX_REPLANS && plan === undefined; attempt++) {
+      const draft = this.#plan(fresh, level, now);
       const limit = limits.max - config.headroom_points;
-      const overBudget = plan.cost > limit - level;
-      const reading = overBudget
-        ? await ratecount.add(pair, plan.cost, now)
-        : await ratecount.reserve(pair, plan.cost, limit, now);
-      if (reading.ok) {
-        metrics.ratecountLevel.set({ pair }, reading.level);
-        break;
+      const [reading, took] = await Promise.all([
+        draft.cost === 0
+          ? undefined
+          : draft.cost > limit - level
+            ? ratecount.add(pair, draft.cost, now)
+            : ratecount.reserve(pair, draft.cost, limit, now),
+        bus.takeSlots(pair, picksOf(draft, expired)),
+      ]);
+      if (reading === undefined || reading.ok) {
+        if (reading !== undefined) metrics.ratecountLevel.set({ pair }, reading.level);
+        plan = draft;
+        taken = new Set(took.map(keyOf));
+      } else {
+        await bus.restore(pair, took);
+        level = reading.level;
       }
-      level = reading.level;
-      plan = undefined;
     }
     if (plan === undefined) {
       this.#wakeAt(ctx.now() + 100);
       return { sent: 0, deferred: fresh.length, dropped: 0 };
     }
-
-    // Busy slots wait in the register for their order's resolution; the rest is taken.
     const dropped = plan.dropped.filter((d) => d.reason !== 'busy');
-    const picks = [
-      ...expired,
-      ...dropped.map((d) => d.intent),
-      ...plan.calls.flatMap((c) => intentsOf(c)),
-    ].map((i) => ({ slot: i.slot, generation: i.generation }));
-    const taken = new Set((await bus.takeSlots(pair, picks)).map(keyOf));
     const isTaken = (i: OrderIntent): boolean => taken.has(keyOf(i));
     for (const i of expired) if (isTaken(i)) metrics.intents.inc({ pair, outcome: 'expired' });
     for (const d of dropped)
@@ -248,19 +252,21 @@ export class PairExecutor {
     // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
     const first = sendable.filter((c) => !OrderCalls.replaces(c));
     const then = sendable.filter((c) => OrderCalls.replaces(c));
-    const launched = await this.#send(first, freeAtMs);
+    const launched = await this.#send(first);
     refund += launched.unsent;
     if (then.length > 0) {
       await Promise.all(launched.answered);
-      refund += (await this.#send(then, freeAtMs)).unsent;
+      refund += (await this.#send(then)).unsent;
       await this.#giveBackOrphans(then);
     }
     const sent = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
     if (refund > 0) await ratecount.refund(pair, refund, ctx.now());
 
     if (plan.retryInMs !== undefined) {
-      this.#budgetDueAt = now + plan.retryInMs;
-      this.#wakeAt(Math.max(this.#budgetDueAt, ctx.pausedUntilMs));
+      const due = now + plan.retryInMs;
+      for (const d of plan.deferred)
+        if (d.reason === 'budget') this.#budgetDue.set(keyOf(d.intent), due);
+      this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
     } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
     else if (refund > 0) void this.wake();
     this.#armResolve();
@@ -275,7 +281,6 @@ export class PairExecutor {
    */
   async #send(
     calls: readonly PlannedCall[],
-    freeAtMs: number,
   ): Promise<{ unsent: number; answered: Promise<void>[] }> {
     const ctx = this.ctx;
     if (calls.length === 0) return { unsent: 0, answered: [] };
@@ -293,6 +298,10 @@ export class PairExecutor {
     const { metrics, log } = ctx.deps;
     const answered = ready.map((r) => {
       for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
+      const freeAtMs = Math.max(
+        0,
+        ...intentsOf(r.call).map((i) => this.#budgetDue.get(keyOf(i)) ?? 0),
+      );
       const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs))
         .catch((err: unknown) => {
           log.error(
@@ -346,6 +355,15 @@ export class PairExecutor {
       work: intents.map((intent) => ({ intent, live: ctx.slotOrder(intent.slot) })),
     });
   }
+}
+
+/** What a drain takes from the register: all but what waits (budget, open orders, busy slots). */
+function picksOf(plan: Plan, expired: readonly OrderIntent[]): SlotPick[] {
+  return [
+    ...expired,
+    ...plan.dropped.filter((d) => d.reason !== 'busy').map((d) => d.intent),
+    ...plan.calls.flatMap((c) => intentsOf(c)),
+  ].map((i) => ({ slot: i.slot, generation: i.generation }));
 }
 
 function keyOf(i: OrderIntent): string {

@@ -271,6 +271,41 @@ void describe('IntentBus', () => {
     assert.deepEqual([after.delayed, after.waiting], [0, 1], 'the fresh intent runs now');
   });
 
+  void it('restore puts a taken intent back only while its slot is empty and it is the latest', async () => {
+    await bus.publish([
+      intent({ slot: 'bid:0', desired: bid('49990') }),
+      intent({ slot: 'bid:1', desired: bid('49980') }),
+    ]);
+    const taken = await bus.takeSlots(PAIR, [
+      { slot: 'bid:0', generation: 1 },
+      { slot: 'bid:1', generation: 1 },
+    ]);
+    // bid:1 was published again meanwhile: the newer one stays, the old one is not revived.
+    await bus.publish([intent({ slot: 'bid:1', desired: bid('49970') })]);
+    assert.deepEqual(await bus.restore(PAIR, taken), ['bid:0']);
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49990#1', 'bid:1@49970#2']);
+    // Taken and superseded by a newer generation that was taken too: not revived either.
+    const again = await bus.takeSlots(PAIR, [{ slot: 'bid:1', generation: 2 }]);
+    assert.deepEqual(await bus.restore(PAIR, taken.slice(1)), []);
+    assert.deepEqual(await bus.restore(PAIR, again), ['bid:1']);
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49990#1', 'bid:1@49970#2']);
+  });
+
+  void it('a listener for the pair is woken by publish and restore, and replaces the queue job', async () => {
+    const woken: string[] = [];
+    const off = bus.onPublished(PAIR, (pair) => woken.push(pair));
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
+    assert.deepEqual(woken, [PAIR]);
+    assert.equal((await counts()).waiting, 0, 'no job while the pair has a listener');
+    const taken = await bus.takeSlots(PAIR, [{ slot: 'bid:0', generation: 1 }]);
+    await bus.restore(PAIR, taken);
+    assert.deepEqual(woken, [PAIR, PAIR]);
+    off();
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
+    assert.deepEqual(woken, [PAIR, PAIR]);
+    assert.equal((await counts()).waiting, 1, 'a job again once nobody listens');
+  });
+
   void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {
     const key = bus.registerKey(PAIR);
     await admin.hset(key, 'bid:0', '{not json');

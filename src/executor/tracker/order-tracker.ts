@@ -484,8 +484,8 @@ export class OrderTracker {
   /**
    * The final exchange view (ClosedOrders) of an order already retired to history: executions
    * between our last view and its cancel show only here. When it executed more than the history
-   * entry says, the difference is recorded as a fill and the entry updated; otherwise nothing is
-   * written. Only the newest `historyLimit` entries are searched.
+   * entry says, the difference is recorded as a fill and the entry updated (its state too, when the
+   * view is final: an order retired as gone may turn out filled); otherwise nothing is written. Only the newest `historyLimit` entries are searched.
    */
   async settle(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
     const given = checkOrder(view, 'view');
@@ -518,6 +518,8 @@ export class OrderTracker {
       );
       const updated = encodeOrder({
         ...stored,
+        // A record retired without its final view (its order was gone) takes the view's state.
+        state: isTerminal(given) ? given.state : stored.state,
         volumeExecuted: given.volumeExecuted,
         cost: given.cost,
         fee: given.fee,

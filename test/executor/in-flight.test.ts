@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Registry } from 'prom-client';
+import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import type { Executor } from '../../src/executor/index.js';
+import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+
+const BTC = 'XXBTZUSD';
+const SLOTS = ['bid:0', 'bid:1', 'ask:0', 'ask:1'] as const;
+/** The simulator holds every EditOrder this long before handling it. */
+const EDIT_LATENCY_MS = 300;
+
+const quote = (slot: string, offset: number) => {
+  const level = Number(slot.slice(4));
+  return slot.startsWith('bid')
+    ? { side: 'buy' as const, price: String(49_000 - 10 * level + offset), volume: '0.01' }
+    : { side: 'sell' as const, price: String(51_000 + 10 * level + offset), volume: '0.01' };
+};
+
+async function metric(registry: Registry, name: string, labels: Record<string, string>) {
+  const m = await registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+/** Places the four quotes, slows EditOrder down, moves all four, and returns when each was signed. */
+async function moveAll(h: ExecHarness): Promise<number[]> {
+  await h.publish(SLOTS.map((slot) => intentFor(BTC, slot, quote(slot, 0))));
+  await until('four quotes on the book', async () =>
+    (await h.simOrders()).length === 4 ? true : undefined,
+  );
+  await h.sim.admin('POST', '/_sim/faults', { paths: ['EditOrder'], latency_ms: EDIT_LATENCY_MS });
+  const signed: number[] = [];
+  const onSigned = (m: unknown): void => {
+    if ((m as { endpoint?: string }).endpoint === 'EditOrder') signed.push(performance.now());
+  };
+  signedChannel.subscribe(onSigned);
+  try {
+    await h.publish(SLOTS.map((slot) => intentFor(BTC, slot, quote(slot, 5))));
+    await until(
+      'four quotes moved',
+      async () => {
+        const prices = (await h.simOrders()).map((o) => Number(o.price)).sort((a, b) => a - b);
+        return prices.join() === '48995,49005,51005,51015' ? true : undefined;
+      },
+      15_000,
+    );
+  } finally {
+    signedChannel.unsubscribe(onSigned);
+    await h.sim.admin('POST', '/_sim/faults', {});
+  }
+  return signed;
+}
+
+void describe('Executor: calls in flight', () => {
+  void describe('max_calls_in_flight 4', () => {
+    let h: ExecHarness;
+    before(async () => {
+      h = await startExecHarness();
+      await h.executor({ max_calls_in_flight: 4 });
+    });
+    after(() => h.close());
+
+    void it('sends the edits of four slots together, without waiting for answers', async () => {
+      const signed = await moveAll(h);
+      assert.equal(signed.length, 4);
+      const span = (signed[3] as number) - (signed[0] as number);
+      assert.ok(span < EDIT_LATENCY_MS - 100, `all four signed within ${span.toFixed(0)} ms`);
+    });
+  });
+
+  void describe('max_calls_in_flight 1 (the default)', () => {
+    let h: ExecHarness;
+    before(async () => {
+      h = await startExecHarness();
+      await h.executor();
+    });
+    after(() => h.close());
+
+    void it('sends one call at a time: each edit waits for the previous answer', async () => {
+      const signed = await moveAll(h);
+      assert.equal(signed.length, 4);
+      for (let i = 1; i < signed.length; i++) {
+        const gap = (signed[i] as number) - (signed[i - 1] as number);
+        assert.ok(
+          gap >= EDIT_LATENCY_MS - 10,
+          `edit ${i} signed ${gap.toFixed(0)} ms after the previous`,
+        );
+      }
+    });
+  });
+
+  void describe('an edit of an order filled meanwhile', () => {
+    let h: ExecHarness;
+    let executor: Executor;
+    let registry: Registry;
+    before(async () => {
+      h = await startExecHarness();
+      ({ executor, registry } = await h.executor());
+    });
+    after(() => h.close());
+
+    void it('is refused once, its points are given back, and the quote is placed at once', async () => {
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+      await until('the bid on the book', async () =>
+        (await h.simOrders()).length === 1 ? true : undefined,
+      );
+      await until('the bid tracked open', async () =>
+        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
+      );
+      // A taker fills it; the executor has not synced, so it still thinks the bid is open.
+      const taker = h.sim.addAccount();
+      await h.sim
+        .client({ key: taker })
+        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
+      assert.equal((await h.simOrders()).length, 0);
+
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 5))]);
+      const placed = await until('the moved bid placed anew', async () => {
+        const o = await h.simOrders();
+        return o.length === 1 && o[0]?.price === '49005.0' ? o[0] : undefined;
+      });
+      assert.equal(placed.side, 'buy');
+      assert.equal(
+        await metric(registry, 'makerd_order_rejections_total', { error: 'EOrder:Unknown order' }),
+        1,
+      );
+      assert.equal((await h.simRejections())['EOrder:Unknown order'], 1, 'refused once, no retry');
+
+      // The next full sync takes the gone order's execution from ClosedOrders.
+      await executor.pair(BTC)?.reconcile();
+      const [fill] = await executor.tracker.fills(BTC);
+      assert.equal(fill?.volume, '0.01');
+      assert.equal(fill?.price, '49000');
+      const gone = (await executor.tracker.history(BTC)).find((o) => o.reason === 'gone');
+      assert.equal(gone?.state, 'filled');
+      assert.equal((await executor.tracker.position(BTC)).base, '0.01');
+
+      // The refused edit was not charged by the exchange, and no longer is by our model.
+      const { body } = await h.sim.admin('GET', '/_sim/state');
+      const sim = (body as { ratecount: Record<string, Record<string, { level: number }>> })
+        .ratecount[h.key.apiKey]?.[BTC]?.level;
+      const ours = await executor.ratecount.level(BTC, Date.now());
+      assert.ok(sim !== undefined);
+      assert.ok(
+        Math.abs(ours - sim) < 0.5,
+        `model ${ours.toFixed(2)} vs exchange ${sim.toFixed(2)}`,
+      );
+    });
+  });
+});
