@@ -49,6 +49,8 @@ export class PairExecutor {
   /** The drain queued on the chain and not started yet: further wake-ups join it. */
   #queued: Promise<DrainStats | undefined> | undefined;
   #stopped = false;
+  /** The last drain left intents in the register for slots with a call in flight or in doubt. */
+  #busyWaiting = false;
   /**
    * When the ratecount budget was due for intents that waited for it (slot#generation → epoch
    * ms, the latest due of each): their tick-to-wire counts from then, not from their snapshot,
@@ -238,6 +240,7 @@ export class PairExecutor {
       return { sent: 0, deferred: fresh.length, dropped: 0 };
     }
     const dropped = plan.dropped.filter((d) => d.reason !== 'busy');
+    this.#busyWaiting = dropped.length < plan.dropped.length;
     const isTaken = (i: OrderIntent): boolean => taken.has(keyOf(i));
     for (const i of expired) if (isTaken(i)) metrics.intents.inc({ pair, outcome: 'expired' });
     for (const d of dropped)
@@ -311,8 +314,8 @@ export class PairExecutor {
         })
         .finally(() => {
           this.#flying.delete(flight);
-          // Intents for the slot may have waited in the register while it was busy.
-          void this.wake();
+          // Intents left waiting for a busy slot may go now; otherwise nothing changed to drain.
+          if (this.#busyWaiting) void this.wake();
         });
       this.#flying.add(flight);
       return flight;
