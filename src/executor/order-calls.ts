@@ -355,6 +355,7 @@ export class OrderCalls {
       const { ratecount, metrics } = this.#ctx.deps;
       const reading = await ratecount.refund(this.#ctx.id, call.cost, this.#ctx.now());
       metrics.ratecountLevel.set({ pair: this.#ctx.id }, reading.level);
+      this.#ctx.budgetFreedAtMs = this.#ctx.now();
     }
   }
 

@@ -58,6 +58,8 @@ export class PairContext {
   modeUntilMs = 0;
   /** No order entry before this time (throttled, engine unavailable). */
   pausedUntilMs = 0;
+  /** When ratecount points were last given back (a refused call): budget freed ahead of plan. */
+  budgetFreedAtMs = 0;
 
   constructor(deps: PairDeps) {
     this.deps = deps;

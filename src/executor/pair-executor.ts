@@ -57,7 +57,7 @@ export class PairExecutor {
    * since the wait was the exchange's. Kept past the send, so an intent given back (its order was
    * gone) keeps the credit; entries expire after BUDGET_CREDIT_MS.
    */
-  readonly #budgetDue = new Map<string, number>();
+  readonly #budgetDue = new Map<string, { readonly dueAt: number; readonly sinceMs: number }>();
 
   constructor(ctx: PairContext) {
     this.ctx = ctx;
@@ -199,8 +199,8 @@ export class PairExecutor {
     }
     if ((this.#sync.dueAt() ?? Infinity) <= now) await this.#syncNow('unknowns');
 
-    for (const [k, at] of this.#budgetDue)
-      if (at < now - BUDGET_CREDIT_MS) this.#budgetDue.delete(k);
+    for (const [k, credit] of this.#budgetDue)
+      if (credit.dueAt < now - BUDGET_CREDIT_MS) this.#budgetDue.delete(k);
 
     // One round trip for both reads (ioredis writes them back to back).
     const [pending, levelNow] = await Promise.all([bus.pending(pair), ratecount.level(pair, now)]);
@@ -263,12 +263,16 @@ export class PairExecutor {
       await this.#giveBackOrphans(then);
     }
     const sent = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
-    if (refund > 0) await ratecount.refund(pair, refund, ctx.now());
+    if (refund > 0) {
+      await ratecount.refund(pair, refund, ctx.now());
+      ctx.budgetFreedAtMs = ctx.now();
+    }
 
     if (plan.retryInMs !== undefined) {
       const due = now + plan.retryInMs;
       for (const d of plan.deferred)
-        if (d.reason === 'budget') this.#budgetDue.set(keyOf(d.intent), due);
+        if (d.reason === 'budget')
+          this.#budgetDue.set(keyOf(d.intent), { dueAt: due, sinceMs: now });
       this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
     } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
     else if (refund > 0) void this.wake();
@@ -301,10 +305,7 @@ export class PairExecutor {
     const { metrics, log } = ctx.deps;
     const answered = ready.map((r) => {
       for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
-      const freeAtMs = Math.max(
-        0,
-        ...intentsOf(r.call).map((i) => this.#budgetDue.get(keyOf(i)) ?? 0),
-      );
+      const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i)));
       const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs))
         .catch((err: unknown) => {
           log.error(
@@ -321,6 +322,17 @@ export class PairExecutor {
       return flight;
     });
     return { unsent, answered };
+  }
+
+  /**
+   * When the budget became available for an intent that waited for it: its due time, or, when a
+   * refund freed points before that (a refused call), the refund; 0 when it never waited.
+   */
+  #creditOf(intent: OrderIntent): number {
+    const credit = this.#budgetDue.get(keyOf(intent));
+    if (credit === undefined) return 0;
+    if (credit.dueAt <= this.ctx.now()) return credit.dueAt;
+    return this.ctx.budgetFreedAtMs > credit.sinceMs ? this.ctx.budgetFreedAtMs : 0;
   }
 
   /**
