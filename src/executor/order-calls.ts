@@ -14,8 +14,11 @@ export interface ReadyCall {
   readonly call: PlannedCall;
   /** Write-ahead records: persisted (for all ready calls at once) before any is sent. */
   readonly records: readonly TrackedOrder[];
-  /** Sends it and records the outcome; `budgetFreeAtMs` is when the ratecount allowed it. */
-  send(budgetFreeAtMs: number): Promise<void>;
+  /**
+   * Sends it and records the outcome; `budgetFreeAtMs` is when the ratecount allowed it, and
+   * nothing leaves before `journaled` (the write of `records`) has resolved.
+   */
+  send(budgetFreeAtMs: number, journaled: Promise<unknown>): Promise<void>;
 }
 
 /**
@@ -95,13 +98,13 @@ export class OrderCalls {
       oflags: item.postOnly ? 'post,fciq' : 'fciq',
     }));
     const action = single ? 'AddOrder' : 'AddOrderBatch';
-    const send = async (freeAtMs: number): Promise<void> => {
+    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
       records = await this.#fresh(records);
       const deadline = new Date((records[0] as TrackedOrder).deadlineMs).toISOString();
       try {
         if (single) {
           const f = fields[0] as (typeof fields)[number];
-          const res = await this.#wire(action, items, freeAtMs, (o) =>
+          const res = await this.#wire(action, items, freeAtMs, journaled, (o) =>
             client.addOrder({ pair: ctx.id, ...f, deadline }, o),
           );
           const txid = res.result.txid?.[0];
@@ -110,7 +113,7 @@ export class OrderCalls {
           else await this.#opened(rec, txid, action);
           return;
         }
-        const res = await this.#wire(action, items, freeAtMs, (o) =>
+        const res = await this.#wire(action, items, freeAtMs, journaled, (o) =>
           client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
         );
         const answers = res.result.orders;
@@ -174,10 +177,10 @@ export class OrderCalls {
       replaces: orig.txid,
     };
     let origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
-    const send = async (freeAtMs: number): Promise<void> => {
+    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
       [origSent, next] = (await this.#fresh([origSent, next])) as [TrackedOrder, TrackedOrder];
       try {
-        const res = await this.#wire('EditOrder', [item], freeAtMs, (o) =>
+        const res = await this.#wire('EditOrder', [item], freeAtMs, journaled, (o) =>
           client.editOrder(
             {
               txid: orig.txid as string,
@@ -252,10 +255,10 @@ export class OrderCalls {
       deadlineMs,
     }));
     const txids = sent.map((o) => o.txid as string);
-    const send = async (freeAtMs: number): Promise<void> => {
+    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
       sent = await this.#fresh(sent);
       try {
-        const res = await this.#wire(kind, items, freeAtMs, (o) =>
+        const res = await this.#wire(kind, items, freeAtMs, journaled, (o) =>
           kind === 'CancelOrder'
             ? client.cancelOrder({ txid: txids[0] as string }, o)
             : client.cancelOrderBatch({ orders: txids }, o),
@@ -300,6 +303,7 @@ export class OrderCalls {
     action: string,
     items: readonly { readonly intent: OrderIntent }[],
     freeAtMs: number,
+    gate: Promise<unknown>,
     send: (options: CallOptions) => Promise<T>,
   ): Promise<T> {
     const ctx = this.#ctx;
@@ -307,7 +311,7 @@ export class OrderCalls {
     const signal = AbortSignal.timeout(config.request_timeout_ms);
     return stamped(
       clock,
-      () => send({ signal }),
+      () => send({ signal, gate }),
       (atMs) => {
         for (const { intent } of items) {
           // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.

@@ -301,12 +301,15 @@ export class PairExecutor {
       if (r === undefined) unsent += call.cost;
       else ready.push(r);
     }
-    await ctx.journal(ready.flatMap((r) => r.records));
+    // The calls take their nonces right behind the journal write on the same connection and go
+    // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own.
+    const journaled = ctx.journal(ready.flatMap((r) => r.records));
+    journaled.catch(() => undefined);
     const { metrics, log } = ctx.deps;
     const answered = ready.map((r) => {
       for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
       const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i)));
-      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs))
+      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs, journaled))
         .catch((err: unknown) => {
           log.error(
             { call: r.call.kind, err: err instanceof Error ? err.message : String(err) },
@@ -321,6 +324,8 @@ export class PairExecutor {
       this.#flying.add(flight);
       return flight;
     });
+    // A journal that failed (lease lost, Redis gone) stopped every call at its gate.
+    await journaled;
     return { unsent, answered };
   }
 

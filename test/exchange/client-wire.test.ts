@@ -135,6 +135,32 @@ void describe('form POST', () => {
     }
   });
 
+  void it('a gate holds the request until it resolves; a rejected gate sends nothing', async () => {
+    const c = client();
+    const order = {
+      pair: 'XBTUSD',
+      type: 'buy' as const,
+      ordertype: 'limit' as const,
+      volume: '1',
+      price: '37500.0',
+    };
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const pending = c.addOrder(order, { gate });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ex.requestsFor('AddOrder').length, 0, 'nothing sent while the gate is shut');
+    open();
+    await pending;
+    assert.equal(ex.requestsFor('AddOrder').length, 1);
+
+    const journalFailed = new Error('journal write failed');
+    await assert.rejects(c.addOrder(order, { gate: Promise.reject(journalFailed) }), (err) => {
+      assert.equal(err, journalFailed);
+      return true;
+    });
+    assert.equal(ex.requestsFor('AddOrder').length, 1, 'the second order never left');
+  });
+
   void it('sends non-ASCII form values percent-encoded as UTF-8', async () => {
     ex.on('AddExport', () => ({ id: 'EXP1' }));
     const c = client();

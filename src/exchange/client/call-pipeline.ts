@@ -42,6 +42,13 @@ export interface CallOptions {
   readonly extraParams?: Readonly<Record<string, string | number | boolean>>;
   /** Fail with BudgetWaitTooLongError rather than wait longer for REST budget. */
   readonly maxBudgetWaitMs?: number;
+  /**
+   * Awaited after the nonce is taken and before the request is signed and sent; if it rejects,
+   * the call fails with that error and nothing is sent. The executor passes its write-ahead
+   * journal: issued on the nonce's Redis connection just before, it has landed by the time the
+   * nonce comes back, so the record is in Redis before the order leaves, at no extra round trip.
+   */
+  readonly gate?: PromiseLike<unknown>;
 }
 
 export interface RetryPolicy {
@@ -168,6 +175,7 @@ export class CallPipeline {
     const credentials = auth.credentials;
     if (credentials === undefined) throw new MissingCredentialsError(ep.family, ep.name);
     const nonceNumber = await auth.nonces.next();
+    if (opts.gate !== undefined) await opts.gate;
     const nonce = String(nonceNumber);
     let query = '';
     let body = '';
