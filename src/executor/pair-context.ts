@@ -58,7 +58,10 @@ export class PairContext {
   modeUntilMs = 0;
   /** No order entry before this time (throttled, engine unavailable). */
   pausedUntilMs = 0;
-  /** When ratecount points were last given back (a refused call): budget freed ahead of plan. */
+  /**
+   * When budget last came free ahead of plan: points given back (a refused call), or an order
+   * leaving (filled, cancelled, gone), which turns its slot's waiting amend into a cheaper place.
+   */
   budgetFreedAtMs = 0;
 
   constructor(deps: PairDeps) {
@@ -135,8 +138,8 @@ export class PairContext {
 
   remember(records: readonly TrackedOrder[]): void {
     for (const r of records) {
-      if (TERMINAL_STATES.has(r.state)) this.orders.delete(r.userref);
-      else this.orders.set(r.userref, r);
+      if (!TERMINAL_STATES.has(r.state)) this.orders.set(r.userref, r);
+      else if (this.orders.delete(r.userref)) this.budgetFreedAtMs = this.now();
     }
   }
 
