@@ -232,7 +232,8 @@ export async function readSimState(sim: BenchSim, apiKey: string): Promise<SimFi
   };
 }
 
-const ORDER_ENTRY = new Set([
+/** The order-entry endpoints: they cost ratecount points, not REST counter points. */
+export const ORDER_ENTRY: ReadonlySet<string> = new Set([
   'AddOrder',
   'AddOrderBatch',
   'EditOrder',

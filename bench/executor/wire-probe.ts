@@ -10,6 +10,7 @@ import type { IntentBus } from '../../src/bus/index.js';
 import { decodeUserref, slotKey, type Clock, type OrderIntent } from '../../src/core/index.js';
 import { signedChannel, type CallOptions, type SpotClient } from '../../src/exchange/index.js';
 import type { Endpoint } from '../../src/exchange/index.js';
+import { ORDER_ENTRY } from './setup.js';
 import { fmtMs, percentiles } from './stats.js';
 
 interface IntentTimes {
@@ -26,14 +27,6 @@ interface ProbedCall {
   readonly endAt: number;
   readonly intents: readonly IntentTimes[];
 }
-
-const ORDER_ENTRY = new Set([
-  'AddOrder',
-  'AddOrderBatch',
-  'EditOrder',
-  'CancelOrder',
-  'CancelOrderBatch',
-]);
 
 interface LooseOrderRequest {
   readonly pair?: string;

@@ -3,7 +3,6 @@ export type {
   IntentBusOptions,
   IntentJobData,
   IntentQueue,
-  EnqueueOptions,
   PublishListener,
   SlotPick,
   PublishResult,

@@ -64,19 +64,15 @@ export interface SlotPick {
 /** Told, in this process, that a pair's register got new intents. */
 export type PublishListener = (pair: string) => void;
 
-export interface EnqueueOptions {
-  /** Run the job no earlier than this many ms from now (waiting for ratecount budget). */
-  readonly delayMs?: number;
-}
-
 /**
  * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
  * a BullMQ job in the pair's own queue tells an executor to drain it. One queue per pair lets an
  * executor consume exactly the pairs it holds the lease of (src/executor), so pairs can be split
- * across processes. Jobs are deduplicated by pair with keepLastIfActive and replace: a waiting job
- * absorbs further publishes (it reads the register when it runs); a delayed job (the executor
- * waiting for budget) is replaced by an immediate one when a fresh intent arrives; while a job is
- * active BullMQ keeps exactly one follow-up, so nothing published meanwhile is stranded.
+ * across processes. Jobs are deduplicated by pair with keepLastIfActive: a waiting job absorbs
+ * further publishes (it reads the register when it runs); while a job is active BullMQ keeps
+ * exactly one follow-up, so nothing published meanwhile is stranded. An executor holding the pair
+ * in the publishing process is woken directly instead (onPublished), and waits for ratecount
+ * budget on its own timer.
  */
 export class IntentBus {
   readonly #conn: OpenedRedis;
@@ -190,17 +186,14 @@ export class IntentBus {
 
   /**
    * Makes sure a job will drain `pair`'s register; publish() calls it. Also for recovery: after a
-   * crash between register write and job add, pairsWithPending() lists pairs to enqueue(). With
-   * `delayMs` the job waits (the executor waiting for budget) unless a publish replaces it.
+   * crash between register write and job add, pairsWithPending() lists pairs to enqueue().
    */
-  async enqueue(pair: string, options: EnqueueOptions = {}): Promise<void> {
+  async enqueue(pair: string): Promise<void> {
     const queue = this.queueFor(pair);
-    const delay = Math.max(0, Math.ceil(options.delayMs ?? 0));
     const jobOptions: JobsOptions = {
-      deduplication: { id: pair, keepLastIfActive: true, replace: true },
+      deduplication: { id: pair, keepLastIfActive: true },
       removeOnComplete: { count: 100 },
       removeOnFail: { count: 1000 },
-      ...(delay > 0 ? { delay } : {}),
     };
     try {
       await queue.add(INTENT_JOB_NAME, { pair, publishedAtMs: this.#clock.now() }, jobOptions);

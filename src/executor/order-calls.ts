@@ -356,10 +356,7 @@ export class OrderCalls {
   ): Promise<void> {
     await this.#failed(records, action, failure);
     if (failure.kind === 'rejected' && failure.then !== 'ratecount' && call.cost > 0) {
-      const { ratecount, metrics } = this.#ctx.deps;
-      const reading = await ratecount.refund(this.#ctx.id, call.cost, this.#ctx.now());
-      metrics.ratecountLevel.set({ pair: this.#ctx.id }, reading.level);
-      this.#ctx.budgetFreedAtMs = this.#ctx.now();
+      await this.#ctx.refund(call.cost);
     }
   }
 

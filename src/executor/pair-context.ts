@@ -121,6 +121,13 @@ export class PairContext {
     this.remember(records);
   }
 
+  /** Gives back ratecount points of calls refused or never sent: budget free ahead of plan. */
+  async refund(points: number): Promise<void> {
+    const reading = await this.deps.ratecount.refund(this.id, points, this.now());
+    this.deps.metrics.ratecountLevel.set({ pair: this.id }, reading.level);
+    this.budgetFreedAtMs = this.now();
+  }
+
   /** Applies an exchange view: fills are derived and recorded by the tracker. */
   async apply(view: TrackedOrder): Promise<void> {
     const fill = await this.deps.tracker.applyView(view, this.now(), this.deps.lease.fence);

@@ -263,10 +263,7 @@ export class PairExecutor {
       await this.#giveBackOrphans(then);
     }
     const sent = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
-    if (refund > 0) {
-      await ratecount.refund(pair, refund, ctx.now());
-      ctx.budgetFreedAtMs = ctx.now();
-    }
+    if (refund > 0) await ctx.refund(refund);
 
     if (plan.retryInMs !== undefined) {
       const due = now + plan.retryInMs;
@@ -330,8 +327,8 @@ export class PairExecutor {
   }
 
   /**
-   * When the budget became available for an intent that waited for it: its due time, or, when a
-   * refund freed points before that (a refused call), the refund; 0 when it never waited.
+   * When the budget became available for an intent that waited for it: its due time, or the
+   * moment budget came free ahead of that (PairContext.budgetFreedAtMs); 0 when it never waited.
    */
   #creditOf(intent: OrderIntent): number {
     const credit = this.#budgetDue.get(keyOf(intent));
@@ -341,10 +338,10 @@ export class PairExecutor {
   }
 
   /**
-   * Adds that were to replace an order whose cancel found it gone (filled meanwhile) were not
-   * sent; their intents go back to the register, to be placed once a query has settled the old
-   * order (its slot is busy until then). A cancel refused for another reason keeps its order, and
-   * the runner decides again from the next snapshot.
+   * Adds that were to replace an order whose cancel has an unknown outcome (no answer) were not
+   * sent; their intents go back to the register, to be acted on once a query has settled the old
+   * order (its slot is busy until then). A cancel the exchange refused keeps its order, and the
+   * runner decides again from the next snapshot; one that found the order gone counts as done.
    */
   async #giveBackOrphans(calls: readonly PlannedCall[]): Promise<void> {
     const orphans = calls

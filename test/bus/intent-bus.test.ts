@@ -260,17 +260,6 @@ void describe('IntentBus', () => {
     assert.deepEqual(await bus.pairsWithPending(), [], 'an empty register leaves the pair set');
   });
 
-  void it('a delayed job (waiting for budget) is replaced by an immediate one on publish', async () => {
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('100') })]);
-    await bus.queueFor(PAIR).obliterate({ force: true });
-    await bus.enqueue(PAIR, { delayMs: 60_000 });
-    assert.equal((await counts()).delayed, 1);
-    assert.equal((await counts()).waiting, 0);
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('101') })]);
-    const after = await counts();
-    assert.deepEqual([after.delayed, after.waiting], [0, 1], 'the fresh intent runs now');
-  });
-
   void it('restore puts a taken intent back only while its slot is empty and it is the latest', async () => {
     await bus.publish([
       intent({ slot: 'bid:0', desired: bid('49990') }),
