@@ -61,8 +61,11 @@ export interface SlotPick {
   readonly generation: number;
 }
 
-/** Told, in this process, that a pair's register got new intents. */
-export type PublishListener = (pair: string) => void;
+/**
+ * Told, in this process, that a pair's register got these intents (as written, with their
+ * generations): a listener can keep a copy of the register without reading it back.
+ */
+export type PublishListener = (pair: string, intents: readonly OrderIntent[]) => void;
 
 /**
  * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
@@ -81,6 +84,8 @@ export class IntentBus {
   readonly #queueName: string;
   readonly #clock: Clock;
   readonly #listeners = new Map<string, Set<PublishListener>>();
+  /** `pair|slot` → the generation this bus last wrote there: the next is one more. */
+  readonly #generations = new Map<string, number>();
   #closing: Promise<void> | undefined;
 
   constructor(options: IntentBusOptions) {
@@ -160,20 +165,37 @@ export class IntentBus {
           return [intent.slot, encodeBody(intent)];
         });
         const key = this.registerKey(pair);
-        const reply = await this.#eval(
+        const replied = this.#eval(
           PUBLISH,
           [key, this.#generationsKey, this.#pairsKey],
           [pair, ...args],
           key,
         );
-        const counts = parseCounts(reply, indexes.length + 1, key);
-        indexes.forEach((inputIndex, j) => {
-          generations[inputIndex] = counts[j + 1] as number;
+        // A listener in this process is told now, with the generations the script will assign,
+        // so what it sends on this connection runs right behind the write, without waiting a
+        // round trip for the reply.
+        const expected = this.#expected(
+          pair,
+          indexes.map((i) => checked[i] as UnpublishedIntent),
+        );
+        if (expected !== undefined) this.#notify(pair, expected);
+        const counts = parseCounts(await replied, indexes.length + 1, key);
+        const written = indexes.map((i, j) => {
+          generations[i] = counts[j + 1] as number;
+          return { ...(checked[i] as UnpublishedIntent), generation: counts[j + 1] as number };
         });
+        for (const w of written) this.#generations.set(`${pair}|${w.slot}`, w.generation);
         byPair[pair] = { published: indexes.length, coalesced: counts[0] as number };
+        if (expected !== undefined) {
+          // Another publisher for the pair moved a generation: the listener gets the true ones.
+          if (written.some((w, j) => w.generation !== expected[j]?.generation)) {
+            this.#notify(pair, written);
+          }
+          return;
+        }
         // An executor in this process that holds the pair drains now, and no job is needed: no
         // other executor works the pair meanwhile, and the next holder drains when it takes it.
-        if (!this.#notify(pair)) await this.enqueue(pair);
+        if (!this.#notify(pair, written)) await this.enqueue(pair);
       }),
     );
 
@@ -257,15 +279,24 @@ export class IntentBus {
     const slots = Array.isArray(reply)
       ? reply.filter((s): s is string => typeof s === 'string')
       : [];
-    if (slots.length > 0) this.#notify(pair);
+    if (slots.length > 0) {
+      const back = new Set(slots);
+      this.#notify(
+        pair,
+        intents.filter((i) => back.has(i.slot)),
+      );
+    }
     return slots;
   }
 
   /**
-   * Calls `listener` whenever this bus instance writes intents for `pair` (publish, restore),
-   * right after the register write; while one is registered, publish adds no queue job for the
-   * pair (the listener is the pair's executor, holding its lease in this process). Returns the
-   * unsubscribe function.
+   * Calls `listener` with the intents whenever this bus instance writes some for `pair` (publish,
+   * restore): right after the register write, or, for a publish to slots this bus wrote before,
+   * as soon as the write is sent, with the generations it will get (commands the listener sends
+   * on this bus's connection run after the write; it is called again with the true generations
+   * should another publisher have moved them). While one is registered, publish adds no queue job
+   * for the pair (the listener is the pair's executor, holding its lease in this process).
+   * Returns the unsubscribe function.
    */
   onPublished(pair: string, listener: PublishListener): () => void {
     let set = this.#listeners.get(pair);
@@ -279,10 +310,26 @@ export class IntentBus {
     };
   }
 
+  /**
+   * The intents with the generations the publish script will give them (one more than the last
+   * this bus wrote to each slot), when the pair has a listener and every slot was written before;
+   * a publisher elsewhere can make this wrong, and publish() then tells the true ones.
+   */
+  #expected(pair: string, intents: readonly UnpublishedIntent[]): OrderIntent[] | undefined {
+    if ((this.#listeners.get(pair)?.size ?? 0) === 0) return undefined;
+    const out: OrderIntent[] = [];
+    for (const intent of intents) {
+      const last = this.#generations.get(`${pair}|${intent.slot}`);
+      if (last === undefined) return undefined;
+      out.push({ ...intent, generation: last + 1 });
+    }
+    return out;
+  }
+
   /** Whether anyone listened. */
-  #notify(pair: string): boolean {
+  #notify(pair: string, intents: readonly OrderIntent[]): boolean {
     const listeners = this.#listeners.get(pair);
-    for (const listener of listeners ?? []) listener(pair);
+    for (const listener of listeners ?? []) listener(pair, intents);
     return listeners !== undefined && listeners.size > 0;
   }
 

@@ -83,6 +83,7 @@ const SCALARS: Record<Exclude<keyof OrderIntent, 'desired' | 'target' | 'generat
   deadlineMs: finite,
   snapshotSeq: intIn(0, Number.MAX_SAFE_INTEGER),
   snapshotAtMs: finite,
+  ordersAsOfMs: (v) => (v === undefined ? undefined : finite(v)),
 };
 const GENERATION = intIn(1, Number.MAX_SAFE_INTEGER);
 
@@ -155,6 +156,7 @@ function build(v: Fields, generation: number): OrderIntent {
     deadlineMs: v.deadlineMs as number,
     snapshotSeq: v.snapshotSeq as number,
     snapshotAtMs: v.snapshotAtMs as number,
+    ...(v.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: v.ordersAsOfMs as number }),
   };
 }
 

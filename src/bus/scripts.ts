@@ -26,25 +26,28 @@ for _, key in ipairs({ register, generations }) do
     return redis.error_reply('MAKERD_BUS_CORRUPT Redis key ' .. key .. ' is a ' .. t .. ', not a hash')
   end
 end
+local fields = {}
 for i = 2, #ARGV, 2 do
   if string.sub(ARGV[i + 1], 1, 1) ~= '{' or string.sub(ARGV[i + 1], 2, 2) == '}' then
     return redis.error_reply('MAKERD_BUS_CORRUPT body for ' .. ARGV[i] .. ' is not a JSON object')
   end
-  local last = redis.call('HGET', generations, pair .. '|' .. ARGV[i])
+  fields[#fields + 1] = pair .. '|' .. ARGV[i]
+end
+local lasts = redis.call('HMGET', generations, unpack(fields))
+for j, last in ipairs(lasts) do
   if last and not string.match(last, '^%d+$') then
     return redis.error_reply('MAKERD_BUS_CORRUPT Redis key ' .. generations .. ' field ' ..
-      pair .. '|' .. ARGV[i] .. ' holds ' .. string.sub(last, 1, 40))
+      fields[j] .. ' holds ' .. string.sub(last, 1, 40))
   end
 end
 local out = { 0 }
 for i = 2, #ARGV, 2 do
   local slot = ARGV[i]
   local generation = redis.call('HINCRBY', generations, pair .. '|' .. slot, 1)
-  if redis.call('HEXISTS', register, slot) == 1 then
-    out[1] = out[1] + 1
-  end
-  redis.call('HSET', register, slot,
+  -- HSET counts new fields: 0 means the slot held an entry, which this one replaces.
+  local added = redis.call('HSET', register, slot,
     '{"generation":' .. string.format('%d', generation) .. ',' .. string.sub(ARGV[i + 1], 2))
+  if added == 0 then out[1] = out[1] + 1 end
   out[#out + 1] = generation
 end
 redis.call('SADD', pairs, pair)

@@ -51,6 +51,12 @@ export interface OrderIntent {
   /** The snapshot the intent came from, for tick-to-wire latency. */
   readonly snapshotSeq: number;
   readonly snapshotAtMs: number;
+  /**
+   * The runner saw the key's open orders as the exchange had them at a moment no earlier than
+   * this (epoch ms; when its OpenOrders call was made). An order of ours the executor knew open
+   * before then, in a slot the runner found empty, has left the book; absent when unknown.
+   */
+  readonly ordersAsOfMs?: number | undefined;
 }
 
 export function slotKey(slot: SlotRef): string {

@@ -154,6 +154,11 @@ export interface MarketSnapshot {
   readonly trades: readonly PublicTrade[];
   /** Our open orders in this pair (ours and foreign ones of the same key). */
   readonly openOrders: readonly OwnOrder[];
+  /**
+   * openOrders is the exchange's view at a moment no earlier than this (when the OpenOrders
+   * call was made, local clock); undefined before the first answer.
+   */
+  readonly ordersAsOfMs: number | undefined;
   readonly inventory: Inventory;
   readonly mode: TradingMode;
   /** Why the mode is not online (the status event's title, the halt reason). */

@@ -208,14 +208,14 @@ export class Executor {
     const worker = new Worker<IntentJobData>(
       o.bus.queueNameFor(pair.id),
       async () => {
-        await pe.wake();
+        await pe.wakeFromQueue();
       },
       { connection: o.workerRedis, prefix: o.bus.bullPrefix, autorun: false, ...WORKER_SETTINGS },
     );
     worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
     // A runner in this process wakes the pair at once, without a queue job (Redis time the drain
     // would wait behind); the queue carries the wake-ups of runners elsewhere.
-    const unlisten = o.bus.onPublished(pair.id, () => void pe.wake());
+    const unlisten = o.bus.onPublished(pair.id, (_, intents) => void pe.published(intents));
     this.#held.set(pair.id, { lease, pe, worker, unlisten });
     o.metrics.leases.set({ pair: pair.id }, 1);
     log.info({ owner: this.#owner }, 'pair taken');

@@ -1,7 +1,7 @@
 export { ExecutorConfig } from './config.js';
 export { Executor, type ExecutorOptions, type ExecutorPairStatus } from './executor.js';
 export { ExecutorMetrics } from './metrics.js';
-export { ExecutorError, type ExecutorErrorCode } from './errors.js';
+export { ExecutorError, NotSentError, type ExecutorErrorCode } from './errors.js';
 export { RatecountStore, ratecountKeyFor, type RatecountReading } from './ratecount-store.js';
 export { PairLease } from './lease.js';
 export { classifyFailure, type Failure } from './outcome.js';

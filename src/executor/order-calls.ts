@@ -51,10 +51,6 @@ export class OrderCalls {
    * it replaced an order whose cancel failed).
    */
   prepare(call: PlannedCall): ReadyCall | undefined {
-    this.#ctx.deps.metrics.ratecountPoints.inc(
-      { pair: this.#ctx.id, action: call.kind },
-      call.cost,
-    );
     switch (call.kind) {
       case 'CancelOrder':
         return this.#cancel(call, [call.item]);
@@ -355,7 +351,11 @@ export class OrderCalls {
     failure: Failure,
   ): Promise<void> {
     await this.#failed(records, action, failure);
-    if (failure.kind === 'rejected' && failure.then !== 'ratecount' && call.cost > 0) {
+    if (
+      failure.kind === 'rejected' &&
+      (failure.pointsBack ?? failure.then !== 'ratecount') &&
+      call.cost > 0
+    ) {
       await this.#ctx.refund(call.cost);
     }
   }
@@ -379,9 +379,14 @@ export class OrderCalls {
       );
       return;
     }
-    metrics.actions.inc({ pair: ctx.id, action, outcome: 'rejected' });
-    metrics.rejections.inc({ pair: ctx.id, error: failure.reason });
-    log.warn({ action, error: failure.reason }, 'order entry refused');
+    if (failure.then === 'unsent') {
+      metrics.actions.inc({ pair: ctx.id, action, outcome: 'not_sent' });
+      log.info({ action, reason: failure.reason }, 'order entry not sent');
+    } else {
+      metrics.actions.inc({ pair: ctx.id, action, outcome: 'rejected' });
+      metrics.rejections.inc({ pair: ctx.id, error: failure.reason });
+      log.warn({ action, error: failure.reason }, 'order entry refused');
+    }
     const placed = records.filter((r) => r.state === 'pending-new');
     await ctx.persist(
       placed.map((r) => ({

@@ -5,6 +5,7 @@ import {
   ThrottledError,
   TransportError,
 } from '../exchange/errors/index.js';
+import { NotSentError } from './errors.js';
 
 /**
  * What a failed order-entry call means for the order and for the executor (issue #5 item 5):
@@ -17,8 +18,13 @@ export type Failure =
   | {
       readonly kind: 'rejected';
       readonly reason: string;
-      /** What else follows: nothing; the venue's mode; a full ratecount; a wait; a gone order. */
-      readonly then: 'drop' | 'mode' | 'ratecount' | 'wait' | 'gone';
+      /**
+       * What else follows: nothing; the venue's mode; a full ratecount; a wait; a gone order; or
+       * nothing at all, since the call was stopped before it was signed (`unsent`).
+       */
+      readonly then: 'drop' | 'mode' | 'ratecount' | 'wait' | 'gone' | 'unsent';
+      /** Whether the call's points are given back; by default unless `then` is `ratecount`. */
+      readonly pointsBack?: boolean;
       /** For `wait`: until when (epoch ms), when the exchange said. */
       readonly untilMs?: number | undefined;
     }
@@ -30,6 +36,9 @@ const MODE_ERRORS = new Set([
 ]);
 
 export function classifyFailure(err: unknown): Failure {
+  if (err instanceof NotSentError) {
+    return { kind: 'rejected', reason: err.message, then: 'unsent', pointsBack: err.reserved };
+  }
   if (err instanceof ThrottledError) {
     return { kind: 'rejected', reason: err.raw, then: 'wait', untilMs: err.retryAtMs };
   }

@@ -1,11 +1,13 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
 import type { OrderIntent } from '../core/index.js';
-import { ExecutorError } from './errors.js';
+import { ExecutorError, NotSentError } from './errors.js';
+import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
+import type { TrackedOrder } from './types.js';
 
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
@@ -58,6 +60,16 @@ export class PairExecutor {
    * gone) keeps the credit; entries expire after BUDGET_CREDIT_MS.
    */
   readonly #budgetDue = new Map<string, { readonly dueAt: number; readonly sinceMs: number }>();
+  /**
+   * The pair's register as this process knows it (slot → latest intent), so a drain plans
+   * without reading it back: every write to it goes through this process's bus (runner publishes,
+   * our restores) and is told to published(), and our takes remove what they took. Undefined
+   * means unknown (start, a queue job from a runner elsewhere, a take that found the register
+   * otherwise, each full sync as a safety net): the next drain reads it.
+   */
+  #register: Map<string, OrderIntent> | undefined;
+  /** Writes told while a read of the register is in flight, applied on top of what it returns. */
+  #told: OrderIntent[] | undefined;
 
   constructor(ctx: PairContext) {
     this.ctx = ctx;
@@ -121,6 +133,35 @@ export class PairExecutor {
     return queued;
   }
 
+  /** Intents this process wrote to the register (publish, restore): noted, then a drain. */
+  published(intents: readonly OrderIntent[]): Promise<DrainStats | undefined> {
+    if (this.#told !== undefined) this.#told.push(...intents);
+    if (this.#register !== undefined) note(this.#register, intents);
+    return this.wake();
+  }
+
+  /** A queue job: a runner in another process wrote the register, so it is read again. */
+  wakeFromQueue(): Promise<DrainStats | undefined> {
+    this.#register = undefined;
+    return this.wake();
+  }
+
+  /** The pending intents: the copy in memory, or the register read back (and kept). */
+  async #pending(): Promise<OrderIntent[]> {
+    if (this.#register !== undefined) return [...this.#register.values()];
+    this.#told = [];
+    try {
+      const read = await this.ctx.deps.bus.pending(this.ctx.id);
+      const register = new Map<string, OrderIntent>();
+      note(register, read);
+      note(register, this.#told);
+      this.#register = register;
+      return [...register.values()];
+    } finally {
+      this.#told = undefined;
+    }
+  }
+
   /** Wakes at `atMs` exactly: a timer for most of the wait, the event loop for the rest. */
   #wakeAt(atMs: number): void {
     this.#clearWake();
@@ -162,6 +203,7 @@ export class PairExecutor {
   async #syncNow(scope: 'unknowns' | 'all'): Promise<void> {
     await this.#landed();
     this.ctx.assertHeld();
+    if (scope === 'all') this.#register = undefined;
     const result = await this.#sync.run(scope);
     if (result.adopted > 0 || result.resolved > 0) {
       this.ctx.deps.log.info({ scope, ...result }, 'orders reconciled');
@@ -202,95 +244,110 @@ export class PairExecutor {
     for (const [k, credit] of this.#budgetDue)
       if (credit.dueAt < now - BUDGET_CREDIT_MS) this.#budgetDue.delete(k);
 
-    // One round trip for both reads (ioredis writes them back to back).
-    const [pending, levelNow] = await Promise.all([bus.pending(pair), ratecount.level(pair, now)]);
+    // Both from memory when this process has seen every write; else one round trip for both.
+    const known = ratecount.estimate(pair, now);
+    const [pending, levelNow] = await Promise.all([
+      this.#pending(),
+      known ?? ratecount.level(pair, now),
+    ]);
     if (pending.length === 0) return none;
     now = ctx.now();
     const expired = pending.filter((i) => i.deadlineMs <= now);
     const fresh = pending.filter((i) => i.deadlineMs > now);
+    // Retired in memory now, so the plan places their slots; written with the calls' records.
+    const vanished = this.#vanished(fresh, now);
+    ctx.remember(vanished);
 
-    // Reserve the plan's points and take its intents in one round trip. Refused points mean
-    // another process spent some meanwhile (the supervisor's CancelAll): give the intents back
-    // and plan again from the level Redis reported.
-    let plan: Plan | undefined;
-    let taken = new Set<string>();
     let level = levelNow;
-    for (let attempt = 0; attempt < MAX_REPLANS && plan === undefined; attempt++) {
-      const draft = this.#plan(fresh, level, now);
+    for (let attempt = 0; attempt < MAX_REPLANS; attempt++) {
+      const plan = this.#plan(fresh, level, now);
       const limit = limits.max - config.headroom_points;
-      const [reading, took] = await Promise.all([
-        draft.cost === 0
+      const picks = picksOf(plan, expired);
+      // The plan's points are reserved and its intents taken while its first calls' records are
+      // written and their nonces taken, back to back on one connection: one round trip before
+      // the first call is signed. A call is signed only if the reserve held and its intents were
+      // taken (a newer publish replaced them, or another process spent the points: the
+      // supervisor's CancelAll).
+      const decided: Promise<Decision> = Promise.all([
+        plan.cost === 0
           ? undefined
-          : draft.cost > limit - level
-            ? ratecount.add(pair, draft.cost, now)
-            : ratecount.reserve(pair, draft.cost, limit, now),
-        bus.takeSlots(pair, picksOf(draft, expired)),
-      ]);
-      if (reading === undefined || reading.ok) {
-        if (reading !== undefined) metrics.ratecountLevel.set({ pair }, reading.level);
-        plan = draft;
-        taken = new Set(took.map(keyOf));
-      } else {
+          : plan.cost > limit - level
+            ? ratecount.add(pair, plan.cost, now)
+            : ratecount.reserve(pair, plan.cost, limit, now),
+        bus.takeSlots(pair, picks),
+      ]).then(([reading, took]) => ({ reading, took, taken: new Set(took.map(keyOf)) }));
+      this.#calls.cancelled.clear();
+      // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
+      const first = plan.calls.filter((c) => !OrderCalls.replaces(c));
+      const then = plan.calls.filter((c) => OrderCalls.replaces(c));
+      const launched = this.#send(first, decided, vanished);
+      const { reading, took, taken } = await decided;
+      this.#tookFromRegister(picks, took);
+      if (reading !== undefined && !reading.ok) {
+        // Nothing of this plan goes out: its intents go back, and it is made again from the
+        // level Redis reported once the calls stopped at their gates have put their records back.
         await bus.restore(pair, took);
+        await Promise.all((await launched).answered);
         level = reading.level;
+        continue;
       }
-    }
-    if (plan === undefined) {
-      this.#wakeAt(ctx.now() + 100);
-      return { sent: 0, deferred: fresh.length, dropped: 0 };
-    }
-    const dropped = plan.dropped.filter((d) => d.reason !== 'busy');
-    this.#busyWaiting = dropped.length < plan.dropped.length;
-    const isTaken = (i: OrderIntent): boolean => taken.has(keyOf(i));
-    for (const i of expired) if (isTaken(i)) metrics.intents.inc({ pair, outcome: 'expired' });
-    for (const d of dropped)
-      if (isTaken(d.intent)) metrics.intents.inc({ pair, outcome: d.reason });
+      if (reading !== undefined) metrics.ratecountLevel.set({ pair }, reading.level);
+      const dropped = plan.dropped.filter((d) => d.reason !== 'busy');
+      this.#busyWaiting = dropped.length < plan.dropped.length;
+      const isTaken = (i: OrderIntent): boolean => taken.has(keyOf(i));
+      for (const i of expired) if (isTaken(i)) metrics.intents.inc({ pair, outcome: 'expired' });
+      for (const d of dropped)
+        if (isTaken(d.intent)) metrics.intents.inc({ pair, outcome: d.reason });
 
-    // A call whose intent was replaced between peek and take is not sent: the newer one waits.
-    const sendable = plan.calls.filter((c) => intentsOf(c).every(isTaken));
-    let refund = plan.calls
-      .filter((c) => !sendable.includes(c))
-      .reduce((sum, c) => sum + c.cost, 0);
-    this.#calls.cancelled.clear();
-    // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
-    const first = sendable.filter((c) => !OrderCalls.replaces(c));
-    const then = sendable.filter((c) => OrderCalls.replaces(c));
-    const launched = await this.#send(first);
-    refund += launched.unsent;
-    if (then.length > 0) {
-      await Promise.all(launched.answered);
-      refund += (await this.#send(then)).unsent;
-      await this.#giveBackOrphans(then);
-    }
-    const sent = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
-    if (refund > 0) await ctx.refund(refund);
+      // First calls whose intents were not taken stop at their gate and give their points back
+      // themselves; replacement adds whose intents were not taken are never prepared.
+      const sendable = plan.calls.filter((c) => intentsOf(c).every(isTaken));
+      const thenSendable = then.filter((c) => sendable.includes(c));
+      const sent = await launched;
+      let refund =
+        sent.unsent + then.filter((c) => !sendable.includes(c)).reduce((sum, c) => sum + c.cost, 0);
+      if (thenSendable.length > 0) {
+        await Promise.all(sent.answered);
+        refund += (await this.#send(thenSendable, decided)).unsent;
+        await this.#giveBackOrphans(thenSendable);
+      }
+      if (refund > 0) await ctx.refund(refund);
+      if (first.length === 0) await ctx.persist(vanished);
+      const count = sendable.reduce((n, c) => n + intentsOf(c).length, 0);
 
-    if (plan.retryInMs !== undefined) {
-      const due = now + plan.retryInMs;
-      for (const d of plan.deferred)
-        if (d.reason === 'budget')
-          this.#budgetDue.set(keyOf(d.intent), { dueAt: due, sinceMs: now });
-      this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
-    } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
-    else if (refund > 0) void this.wake();
-    this.#armResolve();
-    ctx.publishOrderGauges();
-    return { sent, deferred: plan.deferred.length, dropped: dropped.length };
+      if (plan.retryInMs !== undefined) {
+        const due = now + plan.retryInMs;
+        for (const d of plan.deferred)
+          if (d.reason === 'budget')
+            this.#budgetDue.set(keyOf(d.intent), { dueAt: due, sinceMs: now });
+        this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
+      } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
+      else if (refund > 0) void this.wake();
+      this.#armResolve();
+      ctx.publishOrderGauges();
+      return { sent: count, deferred: plan.deferred.length, dropped: dropped.length };
+    }
+    this.#wakeAt(ctx.now() + 100);
+    return { sent: 0, deferred: fresh.length, dropped: 0 };
   }
 
   /**
    * Writes the calls' records (one tracker write for all of them), then hands the calls to the
-   * lanes and returns without waiting for answers. Returns the points of calls not sent (lease
-   * gone, or nothing left to send) and the answers to come.
+   * lanes and returns once the records are written, without waiting for answers. Each call is
+   * signed only once its records are written and `decided` says its plan holds; one stopped at
+   * its gate gives its points back if they were reserved. Returns the points of calls never
+   * prepared (nothing left to send: their replaced order's cancel failed; the lease is gone), and
+   * the answers to come.
    */
   async #send(
     calls: readonly PlannedCall[],
+    decided: Promise<Decision>,
+    retired: readonly TrackedOrder[] = [],
   ): Promise<{ unsent: number; answered: Promise<void>[] }> {
     const ctx = this.ctx;
+    const costOf = (cs: readonly PlannedCall[]): number => cs.reduce((sum, c) => sum + c.cost, 0);
     if (calls.length === 0) return { unsent: 0, answered: [] };
-    if (!ctx.deps.lease.held()) {
-      return { unsent: calls.reduce((sum, c) => sum + c.cost, 0), answered: [] };
-    }
+    if (!ctx.deps.lease.held()) return { unsent: costOf(calls), answered: [] };
     const ready: ReadyCall[] = [];
     let unsent = 0;
     for (const call of calls) {
@@ -298,15 +355,37 @@ export class PairExecutor {
       if (r === undefined) unsent += call.cost;
       else ready.push(r);
     }
-    // The calls take their nonces right behind the journal write on the same connection and go
+    // The calls take their nonces right behind the records' write on the same connection and go
     // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own.
-    const journaled = ctx.journal(ready.flatMap((r) => r.records));
-    journaled.catch(() => undefined);
+    const journaled = ctx.journal([...retired, ...ready.flatMap((r) => r.records)]);
     const { metrics, log } = ctx.deps;
     const answered = ready.map((r) => {
-      for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
+      const gate = decided.then(
+        async (d) => {
+          const held = d.reading === undefined || d.reading.ok;
+          try {
+            await journaled;
+          } catch (err) {
+            throw new NotSentError('its records could not be written', held, err);
+          }
+          if (!held) throw new NotSentError('its ratecount points were spent elsewhere', false);
+          if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
+            throw new NotSentError('its intent was replaced', true);
+          }
+          metrics.ratecountPoints.inc({ pair: ctx.id, action: r.call.kind }, r.call.cost);
+          for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
+        },
+        (err: unknown) => {
+          // Redis failed the reserve or the take: whether the points were taken is not known, and
+          // our model keeping them is the safe side.
+          throw new NotSentError('its reserve could not be made', false, err);
+        },
+      );
+      // The client awaits the gate only once it has its nonce; a gate shut before then is not
+      // an unhandled rejection.
+      gate.catch(() => undefined);
       const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i)));
-      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs, journaled))
+      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs, gate))
         .catch((err: unknown) => {
           log.error(
             { call: r.call.kind, err: err instanceof Error ? err.message : String(err) },
@@ -321,8 +400,12 @@ export class PairExecutor {
       this.#flying.add(flight);
       return flight;
     });
-    // A journal that failed (lease lost, Redis gone) stopped every call at its gate.
-    await journaled;
+    // Records that could not be written stopped every call at its gate.
+    try {
+      await journaled;
+    } catch (err) {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'write-ahead failed');
+    }
     return { unsent, answered };
   }
 
@@ -358,6 +441,53 @@ export class PairExecutor {
     if (orphans.length > 0) await this.ctx.deps.bus.restore(this.ctx.id, orphans);
   }
 
+  /**
+   * Orders the runner's view says have left the book: a place for a slot holding an order we saw
+   * open well before the runner's OpenOrders call means that call did not find it (filled or
+   * cancelled since). Retired as gone, so the slot is placed at once rather than amended into
+   * "Unknown order"; what the order executed is settled by the next full sync (ClosedOrders).
+   * Only orders we placed: their open time is our own clock's.
+   */
+  #vanished(intents: readonly OrderIntent[], now: number): TrackedOrder[] {
+    const margin = this.ctx.deps.config.vanished_margin_ms;
+    if (margin === 0) return [];
+    const out: TrackedOrder[] = [];
+    for (const i of intents) {
+      if (i.action !== 'place' || i.ordersAsOfMs === undefined) continue;
+      const o = this.ctx.slotOrder(i.slot);
+      if (
+        o === undefined ||
+        o.origin !== 'placed' ||
+        o.pendingCall !== null ||
+        (o.state !== 'open' && o.state !== 'partially-filled') ||
+        o.openedAtMs <= 0 ||
+        o.openedAtMs + margin > i.ordersAsOfMs
+      ) {
+        continue;
+      }
+      out.push({ ...o, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now });
+    }
+    if (out.length > 0) {
+      this.ctx.deps.log.info(
+        { txids: out.map((o) => o.txid) },
+        'orders missing from the runner’s OpenOrders retired as gone',
+      );
+    }
+    return out;
+  }
+
+  /** Removes what a take took from the copy; a pick it did not find means the copy is off. */
+  #tookFromRegister(picks: readonly SlotPick[], took: readonly OrderIntent[]): void {
+    const register = this.#register;
+    if (register === undefined) return;
+    if (took.length < picks.length) {
+      this.#register = undefined;
+      return;
+    }
+    for (const t of took)
+      if (register.get(t.slot)?.generation === t.generation) register.delete(t.slot);
+  }
+
   #plan(intents: readonly OrderIntent[], level: number, now: number): Plan {
     const ctx = this.ctx;
     const { config, limits } = ctx.deps;
@@ -381,6 +511,21 @@ function picksOf(plan: Plan, expired: readonly OrderIntent[]): SlotPick[] {
     ...plan.dropped.filter((d) => d.reason !== 'busy').map((d) => d.intent),
     ...plan.calls.flatMap((c) => intentsOf(c)),
   ].map((i) => ({ slot: i.slot, generation: i.generation }));
+}
+
+/** Keeps the newest generation of each slot. */
+function note(register: Map<string, OrderIntent>, intents: readonly OrderIntent[]): void {
+  for (const i of intents) {
+    const held = register.get(i.slot);
+    if (held === undefined || held.generation < i.generation) register.set(i.slot, i);
+  }
+}
+
+/** What the round trip before the wire said: the reserve's reading and the intents taken. */
+interface Decision {
+  readonly reading: RatecountReading | undefined;
+  readonly took: readonly OrderIntent[];
+  readonly taken: ReadonlySet<string>;
 }
 
 function keyOf(i: OrderIntent): string {

@@ -54,6 +54,8 @@ export class RatecountStore {
   readonly #redis: Redis;
   readonly #base: string;
   readonly limits: MatchingEngineLimits;
+  /** Each pair's last level Redis reported to this process, and when (ms): see estimate(). */
+  readonly #last = new Map<string, { readonly level: number; readonly atMs: number }>();
 
   /** `base` is ratecountKeyFor(apiKey), or another non-secret name (tests). */
   constructor(redis: Redis, base: string, limits: MatchingEngineLimits) {
@@ -64,6 +66,20 @@ export class RatecountStore {
 
   key(pair: string): string {
     return `${this.#base}:${pair}`;
+  }
+
+  /**
+   * The pair's level at `nowMs` from the last reading this process got, decayed; undefined
+   * before any. Points another process spent since are missing from it, so it is only for
+   * planning: a reserve still decides in Redis, and a refused one reports the true level.
+   */
+  estimate(pair: string, nowMs: number): number | undefined {
+    const last = this.#last.get(pair);
+    if (last === undefined) return undefined;
+    // Whole milliseconds, as the script counts them: a fraction more of decay here than there
+    // would plan a call at its due time that the reserve then refuses.
+    const elapsed = Math.max(0, Math.floor(nowMs) - last.atMs);
+    return Math.max(0, last.level - (this.limits.decayPerSec * elapsed) / 1000);
   }
 
   level(pair: string, nowMs: number): Promise<number> {
@@ -118,6 +134,10 @@ export class RatecountStore {
     }
     const ok = reply[0] === 1;
     const level = Number(reply[1]);
+    // Replies come back in the order Redis ran the scripts (one connection), so the last one
+    // seen is the newest state; the script keeps `at` from going backwards, and so does this.
+    const atMs = Math.max(this.#last.get(pair)?.atMs ?? 0, Math.floor(nowMs));
+    this.#last.set(pair, { level, atMs });
     return {
       ok,
       level,

@@ -59,6 +59,8 @@ export type ModeListener = (change: ModeDecision) => void;
 interface Received<T> {
   readonly value: T;
   readonly atMs: number;
+  /** When the call that answered was made (the answer reflects a moment after this). */
+  readonly askedAtMs?: number;
 }
 
 /**
@@ -197,6 +199,7 @@ export class MarketFeed {
       trades: this.#trades.get(pair.id)?.value ?? [],
       tradesKept: this.#config.trades_kept,
       openOrders: this.#openOrders?.value,
+      ordersAsOfMs: this.#openOrders?.askedAtMs,
       balances: this.#balances?.value,
       mode: mode.mode,
       modeReason: mode.reason,
@@ -356,10 +359,11 @@ export class MarketFeed {
   }
 
   async #pollOpenOrders(poll: PlannedPoll, signal: AbortSignal): Promise<number> {
+    const askedAtMs = this.#clock.now();
     const { result } = await this.#call(poll, 'OpenOrders', signal, (o) =>
       this.#client.openOrders({}, o),
     );
-    this.#openOrders = this.#stamp(result.open);
+    this.#openOrders = { ...this.#stamp(result.open), askedAtMs };
     this.#emitFills(this.#fills.observeOpen(result.open, this.#clock.now()));
     this.#emit(this.#allPairIds(), 'openOrders');
     const asked = this.#fills.pendingQueries();

@@ -54,6 +54,8 @@ export interface SnapshotInput {
   readonly tradesKept: number;
   /** OpenOrders `open` map of the whole key. */
   readonly openOrders: Readonly<Record<string, Order>> | undefined;
+  /** When the OpenOrders call that answered `openOrders` was made. */
+  readonly ordersAsOfMs?: number | undefined;
   readonly balances: Readonly<Record<string, BalanceExEntry>> | undefined;
   readonly mode: TradingMode;
   readonly modeReason: string | undefined;
@@ -85,6 +87,7 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
     spread: bestBid && bestAsk ? bestAsk.price.minus(bestBid.price) : undefined,
     trades: publicTrades(input.trades, input.tradesKept),
     openOrders: own,
+    ordersAsOfMs: input.ordersAsOfMs,
     inventory: inventory(input.balances, input.pair, mid),
     mode: input.mode,
     modeReason: input.modeReason,

@@ -11,7 +11,14 @@ import type { RoundedQuote } from './quote-rounding.js';
 /** An intent before the bus and the runner fill in identity, timing and snapshot fields. */
 export type IntentDraft = Omit<
   OrderIntent,
-  'generation' | 'instance' | 'createdAtMs' | 'deadlineMs' | 'snapshotSeq' | 'snapshotAtMs' | 'pair'
+  | 'generation'
+  | 'instance'
+  | 'createdAtMs'
+  | 'deadlineMs'
+  | 'snapshotSeq'
+  | 'snapshotAtMs'
+  | 'ordersAsOfMs'
+  | 'pair'
 >;
 
 export interface DiffDefaults {

@@ -294,6 +294,7 @@ export class Runner {
       deadlineMs: now + this.#opts.config.intent_ttl_ms,
       snapshotSeq: snapshot.seq,
       snapshotAtMs: snapshot.takenAtMs,
+      ...(snapshot.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: snapshot.ordersAsOfMs }),
     };
   }
 

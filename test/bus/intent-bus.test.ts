@@ -158,7 +158,7 @@ void describe('IntentBus', () => {
       openedAtMs: 1_700_000_000_123,
     };
     const { published } = await bus.publish([
-      intent({ slot: 'bid:0', action: 'amend', target, reason: 'moved' }),
+      intent({ slot: 'bid:0', action: 'amend', target, reason: 'moved', ordersAsOfMs: 1_700 }),
       intent({
         slot: 'ask:0',
         action: 'cancel',
@@ -170,6 +170,8 @@ void describe('IntentBus', () => {
     const { intents } = await bus.take(PAIR, Date.now());
     assert.deepEqual(intents, [published[0], published[1]]);
     assert.equal(intents[1]?.desired, undefined);
+    assert.equal(intents[0]?.ordersAsOfMs, 1_700);
+    assert.equal('ordersAsOfMs' in (intents[1] ?? {}), false);
   });
 
   void it('take returns intents past their deadline apart, as expired', async () => {
@@ -282,17 +284,52 @@ void describe('IntentBus', () => {
 
   void it('a listener for the pair is woken by publish and restore, and replaces the queue job', async () => {
     const woken: string[] = [];
-    const off = bus.onPublished(PAIR, (pair) => woken.push(pair));
+    const off = bus.onPublished(PAIR, (pair, intents) =>
+      woken.push(`${pair} ${prices(intents).join(',')}`),
+    );
     await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
-    assert.deepEqual(woken, [PAIR]);
+    assert.deepEqual(woken, [`${PAIR} bid:0@49990#1`]);
     assert.equal((await counts()).waiting, 0, 'no job while the pair has a listener');
     const taken = await bus.takeSlots(PAIR, [{ slot: 'bid:0', generation: 1 }]);
     await bus.restore(PAIR, taken);
-    assert.deepEqual(woken, [PAIR, PAIR]);
+    assert.equal(woken.length, 2);
+    assert.equal(woken[1], `${PAIR} bid:0@49990#1`, 'told what was put back');
     off();
     await bus.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
-    assert.deepEqual(woken, [PAIR, PAIR]);
+    assert.equal(woken.length, 2);
     assert.equal((await counts()).waiting, 1, 'a job again once nobody listens');
+  });
+
+  void it('a listener hears a publish to a slot it knows as it is sent, with its generation', async () => {
+    const heard: { intents: string[]; register: string[] }[] = [];
+    const seen: Promise<void>[] = [];
+    bus.onPublished(PAIR, (_, intents) => {
+      const entry = { intents: prices(intents), register: [] as string[] };
+      heard.push(entry);
+      // Issued from the listener, on the bus's connection: runs after the write it was told of.
+      seen.push(
+        bus.pending(PAIR).then((p) => {
+          entry.register = prices(p);
+        }),
+      );
+    });
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
+    const second = bus.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
+    assert.equal(heard.length, 2, 'told before the publish was answered');
+    await second;
+    await Promise.all(seen);
+    assert.deepEqual(heard[1], { intents: ['bid:0@49991#2'], register: ['bid:0@49991#2'] });
+
+    // Another publisher moved the slot on: the expected generation is off, and the true one follows.
+    const other = new IntentBus({ connection: REDIS_URL, prefix });
+    closers.push(() => other.close());
+    await other.publish([intent({ slot: 'bid:0', desired: bid('49992') })]);
+    await bus.publish([intent({ slot: 'bid:0', desired: bid('49993') })]);
+    assert.deepEqual(
+      heard.slice(2).map((h) => h.intents),
+      [['bid:0@49993#3'], ['bid:0@49993#4']],
+    );
+    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49993#4']);
   });
 
   void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {
@@ -338,6 +375,9 @@ void describe('IntentBus', () => {
     );
     await assert.rejects(bus.publish([intent({ pair: '' })]), { field: 'intents[0].pair' });
     await assert.rejects(bus.publish([intent({ slot: '' })]), { field: 'intents[0].slot' });
+    await assert.rejects(bus.publish([intent({ ordersAsOfMs: Number.NaN })]), {
+      field: 'intents[0].ordersAsOfMs',
+    });
     await assert.rejects(bus.publish([intent({ action: 'amend' })]), {
       message: 'intents[0].target: is required for action amend',
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
-import type { Executor } from '../../src/executor/index.js';
+import { RatecountStore, type Executor } from '../../src/executor/index.js';
 import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
 
 const BTC = 'XXBTZUSD';
@@ -146,6 +146,140 @@ void describe('Executor: calls in flight', () => {
         Math.abs(ours - sim) < 0.5,
         `model ${ours.toFixed(2)} vs exchange ${sim.toFixed(2)}`,
       );
+    });
+  });
+
+  void describe('a place for a slot the runner saw empty', () => {
+    let h: ExecHarness;
+    let executor: Executor;
+    let registry: Registry;
+    before(async () => {
+      h = await startExecHarness();
+      ({ executor, registry } = await h.executor({ vanished_margin_ms: 50 }));
+    });
+    after(() => h.close());
+
+    const signedEdits = async (fn: () => Promise<void>): Promise<number> => {
+      let edits = 0;
+      const onSigned = (m: unknown): void => {
+        if ((m as { endpoint?: string }).endpoint === 'EditOrder') edits += 1;
+      };
+      signedChannel.subscribe(onSigned);
+      try {
+        await fn();
+      } finally {
+        signedChannel.unsubscribe(onSigned);
+      }
+      return edits;
+    };
+
+    void it('amends our order when it opened after the runner asked for OpenOrders', async () => {
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+      const open = await until('the bid tracked open', async () => {
+        const [o] = await executor.tracker.live(BTC);
+        return o?.state === 'open' ? o : undefined;
+      });
+      const edits = await signedEdits(async () => {
+        // The runner's OpenOrders predates our order: its "empty slot" says nothing about it.
+        await h.publish([
+          intentFor(BTC, 'bid:0', quote('bid:0', 5), { ordersAsOfMs: open.openedAtMs - 10 }),
+        ]);
+        await until('the bid moved', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49005.0' ? true : undefined;
+        });
+      });
+      assert.equal(edits, 1, 'moved by EditOrder');
+    });
+
+    void it('places at once, without an edit, when the runner found our order gone', async () => {
+      const open = await until('the bid tracked open', async () => {
+        const [o] = await executor.tracker.live(BTC);
+        return o?.state === 'open' && o.price === '49005' ? o : undefined;
+      });
+      const taker = h.sim.addAccount();
+      await h.sim
+        .client({ key: taker })
+        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
+      assert.equal((await h.simOrders()).length, 0);
+      await new Promise((r) => setTimeout(r, 60));
+
+      const edits = await signedEdits(async () => {
+        await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 7), { ordersAsOfMs: Date.now() })]);
+        await until('the bid placed anew', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49007.0' ? true : undefined;
+        });
+      });
+      assert.equal(edits, 0, 'no EditOrder into "Unknown order"');
+      assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
+      assert.equal(
+        await metric(registry, 'makerd_order_rejections_total', { error: 'EOrder:Unknown order' }),
+        0,
+      );
+      const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
+      assert.equal(gone?.reason, 'gone');
+
+      // The next full sync records what the vanished order executed.
+      await executor.pair(BTC)?.reconcile();
+      const settled = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
+      assert.equal(settled?.state, 'filled');
+      const [fill] = await executor.tracker.fills(BTC);
+      assert.equal(fill?.price, '49005');
+      assert.equal((await executor.tracker.position(BTC)).base, '0.01');
+    });
+  });
+
+  void describe('points another process spent between plan and reserve', () => {
+    let h: ExecHarness;
+    let executor: Executor;
+    let registry: Registry;
+    before(async () => {
+      h = await startExecHarness();
+      ({ executor, registry } = await h.executor());
+    });
+    after(() => h.close());
+
+    void it('stops the calls at their gate, puts the intents back and sends once the budget is there', async () => {
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+      await until('the bid tracked open', async () =>
+        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
+      );
+      // The supervisor's CancelAll, say: points this executor's level in memory does not know of.
+      const limits = executor.ratecount.limits;
+      const supervisor = new RatecountStore(h.redis, h.ratecountKey, limits);
+      const now = Date.now();
+      const level = await supervisor.level(BTC, now);
+      const limit = limits.max - 2;
+      // One AddOrder fits again after about half a second of decay.
+      await supervisor.add(BTC, limit - level - 1 + limits.decayPerSec / 2, now);
+
+      await h.publish([intentFor(BTC, 'bid:1', quote('bid:1', 0))]);
+      const placed = await until('the second bid placed', async () => {
+        const o = (await h.simOrders()).filter((x) => x.price === '48990.0');
+        return o.length > 0 ? o : undefined;
+      });
+      assert.equal(placed.length, 1, 'placed once');
+      assert.equal(
+        await metric(registry, 'makerd_order_actions_total', {
+          action: 'AddOrder',
+          outcome: 'not_sent',
+        }),
+        1,
+        'the first attempt stopped at its gate',
+      );
+      assert.deepEqual(await h.simRejections(), {}, 'nothing refused by the exchange');
+      const history = await executor.tracker.history(BTC);
+      const stopped = history.filter((o) => o.slot === 'bid:1' && o.state === 'rejected');
+      assert.equal(stopped.length, 1);
+      assert.match(stopped[0]?.reason ?? '', /spent elsewhere/);
+      assert.equal(stopped[0]?.txid, null, 'never reached the exchange');
+      await until('the second bid tracked open', async () =>
+        (await executor.tracker.live(BTC)).some((o) => o.slot === 'bid:1' && o.state === 'open')
+          ? true
+          : undefined,
+      );
+      assert.deepEqual(await h.bus.pending(BTC), []);
     });
   });
 });

@@ -78,6 +78,10 @@ describe('MarketFeed against the simulator: book, own orders, fills', () => {
     assert.equal(ours.volume.toFixed(), '0.2');
     const foreign = s.openOrders.find((o) => o.txid !== ourTxid);
     assert.equal(foreign?.slot, undefined);
+    // The orders are the exchange's as of the OpenOrders call, made before its answer arrived.
+    const asOf = s.ordersAsOfMs ?? NaN;
+    assert.ok(asOf <= (s.sources.openOrders.receivedAtMs ?? 0), `as of ${asOf}`);
+    assert.ok(asOf > s.takenAtMs - 12_000, `as of ${asOf}, taken ${s.takenAtMs}`);
     assert.equal(s.level3?.bids.find((o) => o.orderId === ourTxid)?.own, true);
     assert.equal(s.level3?.asks[0]?.own, false);
     assert.ok((s.level3?.bids[0]?.timestampNs ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER));

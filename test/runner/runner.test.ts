@@ -157,7 +157,18 @@ describe('Runner', () => {
     assert.equal(intent.instance, 1);
     assert.equal(intent.deadlineMs, clock.now() + CONFIG.intent_ttl_ms);
     assert.equal(intent.snapshotSeq, 1);
+    assert.equal('ordersAsOfMs' in intent, false, 'no OpenOrders answer yet');
     assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
+  });
+
+  it('tells the executor when the open orders it saw were asked for', async () => {
+    const { runner, sink, feed, clock } = setup(twoSided);
+    feed.current = Object.freeze({ ...feed.current, ordersAsOfMs: clock.now() - 700 });
+    await runner.tick(PAIR.id);
+    assert.deepEqual(
+      sink.published.map((i) => i.ordersAsOfMs),
+      [clock.now() - 700, clock.now() - 700],
+    );
   });
 
   it('does not repeat an unchanged intent until republish_after_ms has passed', async () => {

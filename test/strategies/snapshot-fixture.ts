@@ -98,6 +98,7 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
     spread: bestBid !== undefined && bestAsk !== undefined ? bestAsk.minus(bestBid) : undefined,
     trades: Object.freeze([]),
     openOrders: Object.freeze([]),
+    ordersAsOfMs: undefined,
     inventory: Object.freeze({
       base: Object.freeze({ total: base, available: base }),
       quote: Object.freeze({ total: quote, available: quote }),

@@ -18,6 +18,7 @@ export {
   cancelCost,
   cancelGroupCost,
   compareDistance,
+  sameAmount,
   distance,
   editCost,
   groupAdds,

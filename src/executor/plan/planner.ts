@@ -20,6 +20,7 @@ import {
   orderAgeMs,
   preferEdit,
   remainingVolume,
+  sameAmount,
   type Distance,
 } from './pricing.js';
 import type {
@@ -154,8 +155,10 @@ function holds(order: TrackedOrder, desired: DesiredOrder): boolean {
   return (
     order.side === desired.side &&
     order.postOnly === desired.postOnly &&
-    dec(order.price).eq(dec(desired.price)) &&
-    remainingVolume(order).eq(dec(desired.volume))
+    sameAmount(order.price, desired.price) &&
+    (order.volumeExecuted === '0'
+      ? sameAmount(order.volume, desired.volume)
+      : remainingVolume(order).eq(dec(desired.volume)))
   );
 }
 
@@ -182,7 +185,10 @@ function options(draft: Draft, cand: Candidate, input: PlanInput): Draft[] {
     intent,
     order,
     // EditOrder's volume is the total, executed part included (and must exceed it).
-    volume: toWire(dec(order.volumeExecuted).plus(dec(desired.volume))),
+    volume:
+      order.volumeExecuted === '0'
+        ? desired.volume
+        : toWire(dec(order.volumeExecuted).plus(dec(desired.volume))),
     price: desired.price,
     postOnly: desired.postOnly,
   };

@@ -9,6 +9,7 @@ import {
   cancelGroupCost,
   compareDistance,
   distance,
+  sameAmount,
   editCost,
   groupAdds,
   preferEdit,
@@ -112,17 +113,25 @@ void describe('pricing: groups', () => {
 void describe('pricing: distance', () => {
   void it('is infinite for an empty slot or an order on the other side', () => {
     const d = distance({ intent: intent('100', '2'), live: undefined });
-    assert.equal(d.price.isFinite(), false);
-    assert.equal(d.volume.toString(), '2');
+    assert.equal(d.price, Infinity);
+    assert.equal(d.volume, 2);
     const wrongSide = distance({ intent: intent('100', '2', 'sell'), live: order(0) });
-    assert.equal(wrongSide.price.isFinite(), false);
+    assert.equal(wrongSide.price, Infinity);
   });
 
   void it('is the relative price gap, then the remaining-volume gap', () => {
     const live = order(0, { price: '99', volume: '3', volumeExecuted: '1' });
     const d = distance({ intent: intent('100', '0.5'), live });
-    assert.equal(d.price.toString(), '0.01');
-    assert.equal(d.volume.toString(), '1.5');
+    assert.equal(d.price, 0.01);
+    assert.equal(d.volume, 1.5);
+  });
+
+  void it('sameAmount compares decimal strings exactly', () => {
+    assert.equal(sameAmount('1.50', '1.5'), true);
+    assert.equal(sameAmount('10', '9.99'), false);
+    // Equal as doubles, different as amounts: the exact check decides.
+    assert.equal(sameAmount('0.10000000000000000001', '0.1'), false);
+    assert.equal(sameAmount('50000.1', '50000.10000'), true);
   });
 
   void it('orders the farthest first', () => {
