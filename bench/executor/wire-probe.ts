@@ -46,7 +46,7 @@ export class WireProbe {
   readonly #byGeneration = new Map<string, IntentTimes>();
   readonly #latest = new Map<string, IntentTimes[]>();
   readonly #slotOfTxid = new Map<string, { pair: string; slot: string }>();
-  /** Per pair: when the executor started a drain (its peek at the register). */
+  /** Per pair: when a drain, its plan made, took the plan's intents from the register. */
   readonly #drains = new Map<string, number[]>();
   /** The executor's other calls (reconciliation, unknown outcomes): durations by endpoint. */
   readonly #reads = new Map<string, number[]>();
@@ -79,14 +79,15 @@ export class WireProbe {
   }
 
   /**
-   * Notes when drains start (their peek at the register) on `bus`. In this process the executor
-   * is woken by the publish itself or by its own budget timer: no queue job is involved.
+   * Notes when drains, their plan made, take its intents on `bus` (the drain plans from memory,
+   * so the take is its first command). In this process the executor is woken by the publish itself
+   * or by its own budget timer: no queue job is involved.
    */
   attachBus(bus: IntentBus): void {
-    const pending = bus.pending.bind(bus);
-    bus.pending = (pair) => {
+    const takeSlots = bus.takeSlots.bind(bus);
+    bus.takeSlots = (pair, picks) => {
       push(this.#drains, pair, this.#clock.now());
-      return pending(pair);
+      return takeSlots(pair, picks);
     };
   }
 
@@ -225,14 +226,14 @@ export class WireProbe {
         perIntent.map(({ c, i }) => c.startAt - i.publishedAtMs),
       )}`,
       `  ${line(
-        'client called → request signed (nonce from Redis, signing)',
+        'client called → request signed (reserve, take, write-ahead and nonce answered; signing)',
         calls.map((c) => c.signedAt - c.startAt),
       )}`,
       `  ${line(
         'request signed → answer (HTTP round trip to the simulator)',
         calls.map((c) => c.endAt - c.signedAt),
       )}`,
-      `  ${line('drain start → its first call (register peek, ratecount reserve, take, tracker write)', overhead)}`,
+      `  ${line('plan made (take issued) → its first call (prepare, write-ahead issued, lane)', overhead)}`,
       `  ${calls.length} calls in ${firstOfDrain.size} drains (of ${drains} drains in all; the others found nothing to send)`,
       `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
       `  executor's other calls (REST budget, waits for the client's REST limiter included): ${

@@ -21,6 +21,7 @@ import {
   type IntentAction,
   type IntentTarget,
   type OrderIntent,
+  type VanishedOrder,
 } from '../core/index.js';
 import { BusError } from './errors.js';
 
@@ -73,7 +74,14 @@ const TARGET: Record<keyof IntentTarget, Check> = {
   volumeExecuted: decimal,
   openedAtMs: finite,
 };
-const SCALARS: Record<Exclude<keyof OrderIntent, 'desired' | 'target' | 'generation'>, Check> = {
+const VANISHED: Record<keyof VanishedOrder, Check> = {
+  price: decimal,
+  asOfMs: finite,
+};
+const SCALARS: Record<
+  Exclude<keyof OrderIntent, 'desired' | 'target' | 'vanished' | 'generation'>,
+  Check
+> = {
   instance: intIn(1, MAX_INSTANCE),
   pair,
   slot,
@@ -111,6 +119,7 @@ function findProblem(value: unknown, withGeneration: boolean): Problem | undefin
   for (const [name, checks, neededBy] of [
     ['desired', DESIRED, ['place', 'amend']],
     ['target', TARGET, ['amend', 'cancel']],
+    ['vanished', VANISHED, []],
   ] as const) {
     const nested = value[name];
     if (nested === undefined) {
@@ -130,6 +139,7 @@ function findProblem(value: unknown, withGeneration: boolean): Problem | undefin
 function build(v: Fields, generation: number): OrderIntent {
   const d = v.desired as DesiredOrder | undefined;
   const t = v.target as IntentTarget | undefined;
+  const vanished = v.vanished as VanishedOrder | undefined;
   return {
     instance: v.instance as number,
     pair: v.pair as string,
@@ -157,6 +167,9 @@ function build(v: Fields, generation: number): OrderIntent {
     snapshotSeq: v.snapshotSeq as number,
     snapshotAtMs: v.snapshotAtMs as number,
     ...(v.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: v.ordersAsOfMs as number }),
+    ...(vanished === undefined
+      ? {}
+      : { vanished: { price: vanished.price, asOfMs: vanished.asOfMs } }),
   };
 }
 

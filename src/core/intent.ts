@@ -57,6 +57,16 @@ export interface OrderIntent {
    * before then, in a slot the runner found empty, has left the book; absent when unknown.
    */
   readonly ordersAsOfMs?: number | undefined;
+  /**
+   * For a place: the slot's order, at `price`, was not in the book as of `asOfMs` (its price
+   * level was missing from the runner's Depth, asked for then): it has left the book.
+   */
+  readonly vanished?: VanishedOrder | undefined;
+}
+
+export interface VanishedOrder {
+  readonly price: string;
+  readonly asOfMs: number;
 }
 
 export function slotKey(slot: SlotRef): string {

@@ -159,6 +159,14 @@ export interface MarketSnapshot {
    * call was made, local clock); undefined before the first answer.
    */
   readonly ordersAsOfMs: number | undefined;
+  /**
+   * Our orders from OpenOrders whose price level was missing from a Depth answer asked for after
+   * that OpenOrders answer arrived, within the range Depth showed: no order rests at that price,
+   * so they have left the book (filled or cancelled). Not in openOrders.
+   */
+  readonly vanishedOrders: readonly OwnOrder[];
+  /** When the Depth call behind `book` was made (local clock); undefined before the first. */
+  readonly bookAsOfMs: number | undefined;
   readonly inventory: Inventory;
   readonly mode: TradingMode;
   /** Why the mode is not online (the status event's title, the halt reason). */

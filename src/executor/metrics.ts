@@ -45,7 +45,7 @@ export class ExecutorMetrics {
     });
     this.actions = new Counter({
       name: 'makerd_order_actions_total',
-      help: 'Order-entry calls by action (AddOrder, EditOrder...) and outcome (ok, rejected, unknown)',
+      help: 'Order-entry calls by action (AddOrder, EditOrder...) and outcome (ok, partial, rejected, unknown, not_sent: stopped before signing)',
       labelNames: ['pair', 'action', 'outcome'],
       registers,
     });

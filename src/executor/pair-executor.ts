@@ -6,7 +6,7 @@ import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
-import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
+import { planCalls, sameAmount, type Plan, type PlannedCall } from './plan/index.js';
 import type { TrackedOrder } from './types.js';
 
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
@@ -442,35 +442,43 @@ export class PairExecutor {
   }
 
   /**
-   * Orders the runner's view says have left the book: a place for a slot holding an order we saw
-   * open well before the runner's OpenOrders call means that call did not find it (filled or
-   * cancelled since). Retired as gone, so the slot is placed at once rather than amended into
-   * "Unknown order"; what the order executed is settled by the next full sync (ClosedOrders).
-   * Only orders we placed: their open time is our own clock's.
+   * Orders the runner's view says have left the book, for a place in their slot: its OpenOrders
+   * call did not list the slot's order though we saw it open well before that call was made
+   * (`ordersAsOfMs`), or its Depth, asked for well after we saw the order open, showed no level
+   * at the order's price (`vanished`). Retired as gone, so the slot is placed at once rather than
+   * amended into "Unknown order"; what the order executed is settled by the next full sync
+   * (ClosedOrders). Only orders we placed: their open time is our own clock's.
    */
   #vanished(intents: readonly OrderIntent[], now: number): TrackedOrder[] {
     const margin = this.ctx.deps.config.vanished_margin_ms;
     if (margin === 0) return [];
     const out: TrackedOrder[] = [];
     for (const i of intents) {
-      if (i.action !== 'place' || i.ordersAsOfMs === undefined) continue;
+      if (i.action !== 'place') continue;
       const o = this.ctx.slotOrder(i.slot);
       if (
         o === undefined ||
         o.origin !== 'placed' ||
         o.pendingCall !== null ||
         (o.state !== 'open' && o.state !== 'partially-filled') ||
-        o.openedAtMs <= 0 ||
-        o.openedAtMs + margin > i.ordersAsOfMs
+        o.openedAtMs <= 0
       ) {
         continue;
       }
+      const seenBefore = (asOfMs: number | undefined): boolean =>
+        asOfMs !== undefined && o.openedAtMs + margin <= asOfMs;
+      const unlisted = seenBefore(i.ordersAsOfMs);
+      const priceGone =
+        i.vanished !== undefined &&
+        sameAmount(i.vanished.price, o.price) &&
+        seenBefore(i.vanished.asOfMs);
+      if (!unlisted && !priceGone) continue;
       out.push({ ...o, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now });
     }
     if (out.length > 0) {
       this.ctx.deps.log.info(
         { txids: out.map((o) => o.txid) },
-        'orders missing from the runner’s OpenOrders retired as gone',
+        'orders the runner found gone from the book retired',
       );
     }
     return out;

@@ -200,6 +200,8 @@ export class MarketFeed {
       tradesKept: this.#config.trades_kept,
       openOrders: this.#openOrders?.value,
       ordersAsOfMs: this.#openOrders?.askedAtMs,
+      ordersReceivedAtMs: this.#openOrders?.atMs,
+      bookAsOfMs: this.#depth.get(pair.id)?.askedAtMs,
       balances: this.#balances?.value,
       mode: mode.mode,
       modeReason: mode.reason,
@@ -293,13 +295,14 @@ export class MarketFeed {
     switch (poll.source) {
       case 'depth':
         return async (signal) => {
+          const askedAtMs = this.#clock.now();
           const { result } = await this.#call(poll, 'Depth', signal, (o) =>
             c.depth({ pair: pairId, count: cfg.depth_levels }, o),
           );
           // Keyed by pair id; a venue that keys by another name still answers for one pair.
           const book = result[pairId] ?? Object.values(result)[0];
           if (book === undefined) throw new MakerdError('MARKET_EMPTY_ANSWER', 'Depth: no book');
-          this.#depth.set(pairId, this.#stamp(book));
+          this.#depth.set(pairId, { ...this.#stamp(book), askedAtMs });
           this.#emit([pairId], 'depth');
           return 1;
         };

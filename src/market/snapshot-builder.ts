@@ -54,8 +54,11 @@ export interface SnapshotInput {
   readonly tradesKept: number;
   /** OpenOrders `open` map of the whole key. */
   readonly openOrders: Readonly<Record<string, Order>> | undefined;
-  /** When the OpenOrders call that answered `openOrders` was made. */
+  /** When the OpenOrders call that answered `openOrders` was made, and when its answer came. */
   readonly ordersAsOfMs?: number | undefined;
+  readonly ordersReceivedAtMs?: number | undefined;
+  /** When the Depth call that answered `depth` was made. */
+  readonly bookAsOfMs?: number | undefined;
   readonly balances: Readonly<Record<string, BalanceExEntry>> | undefined;
   readonly mode: TradingMode;
   readonly modeReason: string | undefined;
@@ -67,7 +70,9 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
   const bestBid = book.bids[0];
   const bestAsk = book.asks[0];
   const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
-  const own = ownOrders(input.openOrders, input.pair, input.instance);
+  const listed = ownOrders(input.openOrders, input.pair, input.instance);
+  const vanished = vanishedOrders(listed, book, input.ordersReceivedAtMs, input.bookAsOfMs);
+  const own = listed.filter((o) => !vanished.includes(o));
   const sources = sourceStatuses(input.sources, input.nowMs);
   const staleSources = DATA_SOURCES.filter((s) => sources[s].stale);
   return deepFreeze({
@@ -88,6 +93,8 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
     trades: publicTrades(input.trades, input.tradesKept),
     openOrders: own,
     ordersAsOfMs: input.ordersAsOfMs,
+    vanishedOrders: vanished,
+    bookAsOfMs: input.bookAsOfMs,
     inventory: inventory(input.balances, input.pair, mid),
     mode: input.mode,
     modeReason: input.modeReason,
@@ -177,6 +184,30 @@ export function ownOrders(
   }
   // Oldest first, so the order is stable from one snapshot to the next.
   return out.sort((a, b) => a.openedAtMs - b.openedAtMs || (a.txid < b.txid ? -1 : 1));
+}
+
+/**
+ * Our listed orders that Depth says have left the book: Depth was asked for after OpenOrders
+ * answered (so each order rested before Depth was taken), and shows no level at the order's price
+ * although the price is within the levels it shows. A level that is there but smaller says only
+ * that the order may be partly filled, which is no reason to replace it.
+ */
+export function vanishedOrders(
+  orders: readonly OwnOrder[],
+  book: BookView,
+  ordersReceivedAtMs: number | undefined,
+  bookAsOfMs: number | undefined,
+): OwnOrder[] {
+  if (ordersReceivedAtMs === undefined || bookAsOfMs === undefined) return [];
+  if (bookAsOfMs <= ordersReceivedAtMs) return [];
+  return orders.filter((o) => {
+    if (o.slot === undefined) return false;
+    const levels = o.side === 'buy' ? book.bids : book.asks;
+    const last = levels[levels.length - 1];
+    if (last === undefined) return false;
+    const shown = o.side === 'buy' ? o.price.gte(last.price) : o.price.lte(last.price);
+    return shown && !levels.some((l) => l.price.eq(o.price));
+  });
 }
 
 const ZERO = new Decimal(0);

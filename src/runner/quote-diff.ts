@@ -18,6 +18,7 @@ export type IntentDraft = Omit<
   | 'snapshotSeq'
   | 'snapshotAtMs'
   | 'ordersAsOfMs'
+  | 'vanished'
   | 'pair'
 >;
 

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { silentLog, type Log } from '../core/log.js';
-import type { OrderIntent } from '../core/intent.js';
+import { slotKey, type OrderIntent } from '../core/intent.js';
+import { toWire } from '../core/decimal.js';
 import type { MarketSnapshot, OwnOrder, PairInfo } from '../core/market.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerMetrics } from './metrics.js';
@@ -286,6 +287,12 @@ export class Runner {
 
   #intent(draft: IntentDraft, snapshot: MarketSnapshot): UnpublishedIntent {
     const now = this.#clock.now();
+    const gone =
+      draft.action === 'place' && snapshot.bookAsOfMs !== undefined
+        ? snapshot.vanishedOrders.find(
+            (o) => o.slot !== undefined && slotKey(o.slot) === draft.slot,
+          )
+        : undefined;
     return {
       ...draft,
       instance: this.#opts.instance,
@@ -295,6 +302,9 @@ export class Runner {
       snapshotSeq: snapshot.seq,
       snapshotAtMs: snapshot.takenAtMs,
       ...(snapshot.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: snapshot.ordersAsOfMs }),
+      ...(gone === undefined || snapshot.bookAsOfMs === undefined
+        ? {}
+        : { vanished: { price: toWire(gone.price), asOfMs: snapshot.bookAsOfMs } }),
     };
   }
 

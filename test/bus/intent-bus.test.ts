@@ -159,6 +159,7 @@ void describe('IntentBus', () => {
     };
     const { published } = await bus.publish([
       intent({ slot: 'bid:0', action: 'amend', target, reason: 'moved', ordersAsOfMs: 1_700 }),
+      intent({ slot: 'bid:1', vanished: { price: '49980', asOfMs: 1_800 } }),
       intent({
         slot: 'ask:0',
         action: 'cancel',
@@ -168,10 +169,11 @@ void describe('IntentBus', () => {
       }),
     ]);
     const { intents } = await bus.take(PAIR, Date.now());
-    assert.deepEqual(intents, [published[0], published[1]]);
-    assert.equal(intents[1]?.desired, undefined);
+    assert.deepEqual(intents, [published[0], published[1], published[2]]);
+    assert.equal(intents[2]?.desired, undefined);
     assert.equal(intents[0]?.ordersAsOfMs, 1_700);
-    assert.equal('ordersAsOfMs' in (intents[1] ?? {}), false);
+    assert.equal('ordersAsOfMs' in (intents[2] ?? {}), false);
+    assert.deepEqual(intents[1]?.vanished, { price: '49980', asOfMs: 1_800 });
   });
 
   void it('take returns intents past their deadline apart, as expired', async () => {
@@ -377,6 +379,9 @@ void describe('IntentBus', () => {
     await assert.rejects(bus.publish([intent({ slot: '' })]), { field: 'intents[0].slot' });
     await assert.rejects(bus.publish([intent({ ordersAsOfMs: Number.NaN })]), {
       field: 'intents[0].ordersAsOfMs',
+    });
+    await assert.rejects(bus.publish([intent({ vanished: { price: 'x', asOfMs: 1 } })]), {
+      field: 'intents[0].vanished.price',
     });
     await assert.rejects(bus.publish([intent({ action: 'amend' })]), {
       message: 'intents[0].target: is required for action amend',

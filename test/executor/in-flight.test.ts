@@ -228,6 +228,52 @@ void describe('Executor: calls in flight', () => {
       assert.equal(fill?.price, '49005');
       assert.equal((await executor.tracker.position(BTC)).base, '0.01');
     });
+
+    void it('takes a price Depth no longer shows as gone only when it is our order’s price', async () => {
+      await until('the bid tracked open', async () => {
+        const [o] = await executor.tracker.live(BTC);
+        return o?.state === 'open' && Number(o.price) === 49_007 ? o : undefined;
+      });
+      await new Promise((r) => setTimeout(r, 60));
+      // Another price vanished (the runner saw an older order of the slot): ours is amended.
+      const amended = await signedEdits(async () => {
+        await h.publish([
+          intentFor(BTC, 'bid:0', quote('bid:0', 9), {
+            vanished: { price: '49000', asOfMs: Date.now() },
+          }),
+        ]);
+        await until('the bid moved', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49009.0' ? true : undefined;
+        });
+      });
+      assert.equal(amended, 1);
+
+      const open = await until('the moved bid tracked open', async () => {
+        const [o] = await executor.tracker.live(BTC);
+        return o?.state === 'open' && Number(o.price) === 49_009 ? o : undefined;
+      });
+      const taker = h.sim.addAccount();
+      await h.sim
+        .client({ key: taker })
+        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
+      await new Promise((r) => setTimeout(r, 60));
+      const edits = await signedEdits(async () => {
+        await h.publish([
+          intentFor(BTC, 'bid:0', quote('bid:0', 11), {
+            vanished: { price: '49009', asOfMs: Date.now() },
+          }),
+        ]);
+        await until('the bid placed anew', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49011.0' ? true : undefined;
+        });
+      });
+      assert.equal(edits, 0, 'placed, not edited into "Unknown order"');
+      assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
+      const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
+      assert.equal(gone?.reason, 'gone');
+    });
   });
 
   void describe('points another process spent between plan and reserve', () => {

@@ -114,6 +114,52 @@ describe('snapshot builder: own orders, Level3, trades, inventory', () => {
     );
   });
 
+  it('takes our orders whose price level Depth no longer shows as gone from the book', () => {
+    const mine = (side: 'buy' | 'sell', level: number, price: string) =>
+      order({ side, price, userref: encodeUserref(5, { side, level }, 1) });
+    const listed = {
+      'BID-GONE': mine('buy', 0, '99.5'),
+      'BID-SMALLER': mine('buy', 1, '99.0'),
+      'BID-DEEP': mine('buy', 2, '97.0'),
+      'ASK-GONE': mine('sell', 0, '100.5'),
+      FOREIGN: order({
+        side: 'buy',
+        price: '99.4',
+        userref: encodeUserref(9, { side: 'buy', level: 0 }, 1),
+      }),
+    };
+    // Level 99.0 is there (maybe less than ours: partly filled, still open); 99.5 and 100.5 are
+    // not, within the range shown; 97.0 is below the deepest bid shown.
+    const book = depth(
+      [
+        ['99.8', '1'],
+        ['99.0', '0.001'],
+        ['98.0', '1'],
+      ],
+      [
+        ['100.2', '1'],
+        ['100.9', '1'],
+      ],
+    );
+    const at = (ordersReceivedAtMs: number, bookAsOfMs: number) =>
+      buildSnapshot(
+        input({ openOrders: listed, depth: book, ordersReceivedAtMs, bookAsOfMs, ordersAsOfMs: 1 }),
+      );
+
+    const snap = at(NOW - 500, NOW - 100);
+    assert.deepEqual(snap.vanishedOrders.map((o) => o.txid).sort(), ['ASK-GONE', 'BID-GONE']);
+    assert.deepEqual(snap.openOrders.map((o) => o.txid).sort(), [
+      'BID-DEEP',
+      'BID-SMALLER',
+      'FOREIGN',
+    ]);
+    assert.equal(snap.bookAsOfMs, NOW - 100);
+    // A Depth asked for before OpenOrders answered may predate our orders: it proves nothing.
+    const older = at(NOW - 100, NOW - 500);
+    assert.deepEqual(older.vanishedOrders, []);
+    assert.equal(older.openOrders.length, 5);
+  });
+
   it('marks our orders in Level3 and keeps nanosecond timestamps exact', () => {
     const ts = 1_700_000_000_123_456_789n; // > 2^53
     const snap = buildSnapshot(

@@ -161,6 +161,21 @@ describe('Runner', () => {
     assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
   });
 
+  it('places again in a slot whose order Depth showed gone, saying which price vanished', async () => {
+    const { runner, sink, feed, clock } = setup(twoSided);
+    const gone = ownOrder('buy', 0, '99.5');
+    feed.current = Object.freeze({
+      ...feed.current,
+      vanishedOrders: Object.freeze([gone]),
+      bookAsOfMs: clock.now() - 40,
+    });
+    await runner.tick(PAIR.id);
+    const [bid, ask] = sink.published;
+    assert.equal(bid?.action, 'place');
+    assert.deepEqual(bid?.vanished, { price: '99.5', asOfMs: clock.now() - 40 });
+    assert.equal(ask?.vanished, undefined);
+  });
+
   it('tells the executor when the open orders it saw were asked for', async () => {
     const { runner, sink, feed, clock } = setup(twoSided);
     feed.current = Object.freeze({ ...feed.current, ordersAsOfMs: clock.now() - 700 });

@@ -99,6 +99,8 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
     trades: Object.freeze([]),
     openOrders: Object.freeze([]),
     ordersAsOfMs: undefined,
+    vanishedOrders: Object.freeze([]),
+    bookAsOfMs: undefined,
     inventory: Object.freeze({
       base: Object.freeze({ total: base, available: base }),
       quote: Object.freeze({ total: quote, available: quote }),
