@@ -21,7 +21,7 @@ import {
   type IntentAction,
   type IntentTarget,
   type OrderIntent,
-  type VanishedOrder,
+  type DepthSeen,
 } from '../core/index.js';
 import { BusError } from './errors.js';
 
@@ -74,12 +74,20 @@ const TARGET: Record<keyof IntentTarget, Check> = {
   volumeExecuted: decimal,
   openedAtMs: finite,
 };
-const VANISHED: Record<keyof VanishedOrder, Check> = {
-  price: decimal,
+/** Depth's levels of one side: a few dozen in practice. */
+const MAX_DEPTH_PRICES = 1_000;
+const DEPTH_SEEN: Record<keyof DepthSeen, Check> = {
   asOfMs: finite,
+  prices: (v) => {
+    if (!Array.isArray(v) || v.length > MAX_DEPTH_PRICES) {
+      return `must be an array of at most ${MAX_DEPTH_PRICES} decimal strings, got ${show(v)}`;
+    }
+    const bad = v.findIndex((p) => decimal(p) !== undefined);
+    return bad < 0 ? undefined : `[${bad}] ${decimal(v[bad]) ?? ''}`;
+  },
 };
 const SCALARS: Record<
-  Exclude<keyof OrderIntent, 'desired' | 'target' | 'vanished' | 'generation'>,
+  Exclude<keyof OrderIntent, 'desired' | 'target' | 'depthSeen' | 'generation'>,
   Check
 > = {
   instance: intIn(1, MAX_INSTANCE),
@@ -119,7 +127,7 @@ function findProblem(value: unknown, withGeneration: boolean): Problem | undefin
   for (const [name, checks, neededBy] of [
     ['desired', DESIRED, ['place', 'amend']],
     ['target', TARGET, ['amend', 'cancel']],
-    ['vanished', VANISHED, []],
+    ['depthSeen', DEPTH_SEEN, []],
   ] as const) {
     const nested = value[name];
     if (nested === undefined) {
@@ -139,7 +147,7 @@ function findProblem(value: unknown, withGeneration: boolean): Problem | undefin
 function build(v: Fields, generation: number): OrderIntent {
   const d = v.desired as DesiredOrder | undefined;
   const t = v.target as IntentTarget | undefined;
-  const vanished = v.vanished as VanishedOrder | undefined;
+  const seen = v.depthSeen as DepthSeen | undefined;
   return {
     instance: v.instance as number,
     pair: v.pair as string,
@@ -167,9 +175,7 @@ function build(v: Fields, generation: number): OrderIntent {
     snapshotSeq: v.snapshotSeq as number,
     snapshotAtMs: v.snapshotAtMs as number,
     ...(v.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: v.ordersAsOfMs as number }),
-    ...(vanished === undefined
-      ? {}
-      : { vanished: { price: vanished.price, asOfMs: vanished.asOfMs } }),
+    ...(seen === undefined ? {} : { depthSeen: { asOfMs: seen.asOfMs, prices: [...seen.prices] } }),
   };
 }
 

@@ -58,15 +58,16 @@ export interface OrderIntent {
    */
   readonly ordersAsOfMs?: number | undefined;
   /**
-   * For a place: the slot's order, at `price`, was not in the book as of `asOfMs` (its price
-   * level was missing from the runner's Depth, asked for then): it has left the book.
+   * For a place or amend: the price levels the runner's Depth showed on the slot's side, best
+   * first, asked for at `asOfMs`. An order of ours at a price within them that is not one of
+   * them, open well before then, has left the book.
    */
-  readonly vanished?: VanishedOrder | undefined;
+  readonly depthSeen?: DepthSeen | undefined;
 }
 
-export interface VanishedOrder {
-  readonly price: string;
+export interface DepthSeen {
   readonly asOfMs: number;
+  readonly prices: readonly string[];
 }
 
 export function slotKey(slot: SlotRef): string {

@@ -38,10 +38,10 @@ export const ExecutorConfig = Type.Object(
      */
     max_calls_in_flight: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
     /**
-     * An order we saw open this long before the runner's OpenOrders call, in a slot that call
-     * found empty, has left the book (filled or cancelled): its slot is placed again at once
-     * instead of amended into "Unknown order". The margin covers clock differences between the
-     * runner's machine and this one; 0 turns the rule off.
+     * An order we saw open this long before the runner's Depth call that showed no level at its
+     * price (or its OpenOrders call that did not list it) has left the book, filled or cancelled:
+     * its slot is placed again at once instead of amended into "Unknown order". The margin covers
+     * clock differences between the runner's machine and this one; 0 turns the rule off.
      */
     vanished_margin_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
     /** Pairs this process may work (exchange ids or altnames); empty = every configured pair. */

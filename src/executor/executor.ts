@@ -17,7 +17,11 @@ import { OrderTracker } from './tracker/index.js';
 export interface ExecutorOptions {
   readonly client: SpotClient;
   readonly bus: IntentBus;
-  /** For the tracker, the ratecount mirror and the leases. */
+  /**
+   * For the tracker, the ratecount mirror and the leases. Best the bus's own connection (and the
+   * client's nonce source's): a drain woken by a publish in this process then queues its commands
+   * right behind the publish's write instead of possibly overtaking it (which costs a re-read).
+   */
   readonly redis: Redis;
   /** For BullMQ Workers (`maxRetriesPerRequest: null`); each Worker duplicates it to block. */
   readonly workerRedis: Redis;

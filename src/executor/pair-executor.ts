@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
-import type { OrderIntent } from '../core/index.js';
+import { dec, type OrderIntent } from '../core/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, type ReadyCall } from './order-calls.js';
@@ -322,7 +322,9 @@ export class PairExecutor {
             this.#budgetDue.set(keyOf(d.intent), { dueAt: due, sinceMs: now });
         this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
       } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
-      else if (refund > 0) void this.wake();
+      // Points came back, or calls stopped because the register held newer intents than the plan
+      // (a publish this process was not told of first): drain again, reading the register.
+      else if (refund > 0 || sendable.length < plan.calls.length) void this.wake();
       this.#armResolve();
       ctx.publishOrderGauges();
       return { sent: count, deferred: plan.deferred.length, dropped: dropped.length };
@@ -442,19 +444,19 @@ export class PairExecutor {
   }
 
   /**
-   * Orders the runner's view says have left the book, for a place in their slot: its OpenOrders
-   * call did not list the slot's order though we saw it open well before that call was made
-   * (`ordersAsOfMs`), or its Depth, asked for well after we saw the order open, showed no level
-   * at the order's price (`vanished`). Retired as gone, so the slot is placed at once rather than
-   * amended into "Unknown order"; what the order executed is settled by the next full sync
-   * (ClosedOrders). Only orders we placed: their open time is our own clock's.
+   * Orders the runner's view says have left the book. Its Depth, asked for well after we saw the
+   * slot's order open, showed no level at the order's price though the price lies within the
+   * levels it showed (`depthSeen`); or, for a place, its OpenOrders call, made well after we saw
+   * the order open, did not list it (`ordersAsOfMs`). Retired as gone, so the slot is placed at
+   * once rather than amended into "Unknown order"; what the order executed is settled by the next
+   * full sync (ClosedOrders). Only orders we placed: their open time is our own clock's.
    */
   #vanished(intents: readonly OrderIntent[], now: number): TrackedOrder[] {
     const margin = this.ctx.deps.config.vanished_margin_ms;
     if (margin === 0) return [];
     const out: TrackedOrder[] = [];
     for (const i of intents) {
-      if (i.action !== 'place') continue;
+      if (i.action === 'cancel') continue;
       const o = this.ctx.slotOrder(i.slot);
       if (
         o === undefined ||
@@ -465,14 +467,13 @@ export class PairExecutor {
       ) {
         continue;
       }
-      const seenBefore = (asOfMs: number | undefined): boolean =>
+      const seenAfter = (asOfMs: number | undefined): boolean =>
         asOfMs !== undefined && o.openedAtMs + margin <= asOfMs;
-      const unlisted = seenBefore(i.ordersAsOfMs);
-      const priceGone =
-        i.vanished !== undefined &&
-        sameAmount(i.vanished.price, o.price) &&
-        seenBefore(i.vanished.asOfMs);
-      if (!unlisted && !priceGone) continue;
+      const unlisted = i.action === 'place' && seenAfter(i.ordersAsOfMs);
+      const seen = i.depthSeen;
+      const levelGone =
+        seen !== undefined && seenAfter(seen.asOfMs) && missingFrom(seen.prices, o.price, o.side);
+      if (!unlisted && !levelGone) continue;
       out.push({ ...o, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now });
     }
     if (out.length > 0) {
@@ -519,6 +520,18 @@ function picksOf(plan: Plan, expired: readonly OrderIntent[]): SlotPick[] {
     ...plan.dropped.filter((d) => d.reason !== 'busy').map((d) => d.intent),
     ...plan.calls.flatMap((c) => intentsOf(c)),
   ].map((i) => ({ slot: i.slot, generation: i.generation }));
+}
+
+/**
+ * Whether a price within the range of Depth levels shown (best first) is not one of them: no
+ * order rests there. Beyond the deepest level shown, Depth says nothing.
+ */
+function missingFrom(prices: readonly string[], price: string, side: 'buy' | 'sell'): boolean {
+  const deepest = prices[prices.length - 1];
+  if (deepest === undefined) return false;
+  const p = dec(price);
+  const within = side === 'buy' ? p.gte(dec(deepest)) : p.lte(dec(deepest));
+  return within && !prices.some((l) => sameAmount(l, price));
 }
 
 /** Keeps the newest generation of each slot. */

@@ -18,7 +18,7 @@ export type IntentDraft = Omit<
   | 'snapshotSeq'
   | 'snapshotAtMs'
   | 'ordersAsOfMs'
-  | 'vanished'
+  | 'depthSeen'
   | 'pair'
 >;
 

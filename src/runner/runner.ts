@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { silentLog, type Log } from '../core/log.js';
-import { slotKey, type OrderIntent } from '../core/intent.js';
+import type { OrderIntent } from '../core/intent.js';
 import { toWire } from '../core/decimal.js';
 import type { MarketSnapshot, OwnOrder, PairInfo } from '../core/market.js';
 import type { RunnerConfig } from './config.js';
@@ -287,12 +287,7 @@ export class Runner {
 
   #intent(draft: IntentDraft, snapshot: MarketSnapshot): UnpublishedIntent {
     const now = this.#clock.now();
-    const gone =
-      draft.action === 'place' && snapshot.bookAsOfMs !== undefined
-        ? snapshot.vanishedOrders.find(
-            (o) => o.slot !== undefined && slotKey(o.slot) === draft.slot,
-          )
-        : undefined;
+    const levels = draft.slot.startsWith('bid') ? snapshot.book.bids : snapshot.book.asks;
     return {
       ...draft,
       instance: this.#opts.instance,
@@ -302,9 +297,15 @@ export class Runner {
       snapshotSeq: snapshot.seq,
       snapshotAtMs: snapshot.takenAtMs,
       ...(snapshot.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: snapshot.ordersAsOfMs }),
-      ...(gone === undefined || snapshot.bookAsOfMs === undefined
+      // The executor checks its own order of the slot against the book we saw.
+      ...(draft.action === 'cancel' || snapshot.bookAsOfMs === undefined || levels.length === 0
         ? {}
-        : { vanished: { price: toWire(gone.price), asOfMs: snapshot.bookAsOfMs } }),
+        : {
+            depthSeen: {
+              asOfMs: snapshot.bookAsOfMs,
+              prices: levels.map((l) => toWire(l.price)),
+            },
+          }),
     };
   }
 

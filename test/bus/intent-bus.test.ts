@@ -159,7 +159,7 @@ void describe('IntentBus', () => {
     };
     const { published } = await bus.publish([
       intent({ slot: 'bid:0', action: 'amend', target, reason: 'moved', ordersAsOfMs: 1_700 }),
-      intent({ slot: 'bid:1', vanished: { price: '49980', asOfMs: 1_800 } }),
+      intent({ slot: 'bid:1', depthSeen: { asOfMs: 1_800, prices: ['49990', '49980.5'] } }),
       intent({
         slot: 'ask:0',
         action: 'cancel',
@@ -173,7 +173,7 @@ void describe('IntentBus', () => {
     assert.equal(intents[2]?.desired, undefined);
     assert.equal(intents[0]?.ordersAsOfMs, 1_700);
     assert.equal('ordersAsOfMs' in (intents[2] ?? {}), false);
-    assert.deepEqual(intents[1]?.vanished, { price: '49980', asOfMs: 1_800 });
+    assert.deepEqual(intents[1]?.depthSeen, { asOfMs: 1_800, prices: ['49990', '49980.5'] });
   });
 
   void it('take returns intents past their deadline apart, as expired', async () => {
@@ -380,9 +380,10 @@ void describe('IntentBus', () => {
     await assert.rejects(bus.publish([intent({ ordersAsOfMs: Number.NaN })]), {
       field: 'intents[0].ordersAsOfMs',
     });
-    await assert.rejects(bus.publish([intent({ vanished: { price: 'x', asOfMs: 1 } })]), {
-      field: 'intents[0].vanished.price',
-    });
+    await assert.rejects(
+      bus.publish([intent({ depthSeen: { asOfMs: 1, prices: ['49990', 'x'] } })]),
+      { field: 'intents[0].depthSeen.prices', message: /\[1\] must be a decimal string/ },
+    );
     await assert.rejects(bus.publish([intent({ action: 'amend' })]), {
       message: 'intents[0].target: is required for action amend',
     });

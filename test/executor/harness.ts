@@ -40,6 +40,8 @@ export interface ExecHarness {
     overrides?: Partial<ExecutorConfig>,
     owner?: string,
     restLimiter?: RestLimiter,
+    /** A connection of its own for the executor (default: the bus's). */
+    connection?: Redis,
   ): Promise<{ executor: Executor; registry: Registry }>;
   publish(intents: UnpublishedIntent[]): Promise<void>;
   /** The key's open orders on the simulator. */
@@ -70,7 +72,7 @@ export async function startExecHarness(
     flags,
     pairs,
     ratecountKey: `${prefix}:ratecount`,
-    async executor(overrides = {}, owner, restLimiter) {
+    async executor(overrides = {}, owner, restLimiter, connection = redis) {
       const config = parseWithSchema(
         ExecutorConfig,
         { reconcile_interval_ms: 60_000, lease_ttl_ms: 3_000, lease_retry_ms: 200, ...overrides },
@@ -86,8 +88,8 @@ export async function startExecHarness(
       const executor = new Executor({
         client,
         bus,
-        redis,
-        workerRedis: redis,
+        redis: connection,
+        workerRedis: connection,
         pairs,
         instance: 1,
         config,

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
+import { Redis } from 'ioredis';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import { RatecountStore, type Executor } from '../../src/executor/index.js';
+import { REDIS_URL } from '../support/redis.js';
 import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
 
 const BTC = 'XXBTZUSD';
@@ -229,17 +231,17 @@ void describe('Executor: calls in flight', () => {
       assert.equal((await executor.tracker.position(BTC)).base, '0.01');
     });
 
-    void it('takes a price Depth no longer shows as gone only when it is our order’s price', async () => {
+    void it('takes our order as gone when Depth showed no level at its price, within its range', async () => {
       await until('the bid tracked open', async () => {
         const [o] = await executor.tracker.live(BTC);
         return o?.state === 'open' && Number(o.price) === 49_007 ? o : undefined;
       });
       await new Promise((r) => setTimeout(r, 60));
-      // Another price vanished (the runner saw an older order of the slot): ours is amended.
+      // Depth shows our price: the order is there, and is amended.
       const amended = await signedEdits(async () => {
         await h.publish([
           intentFor(BTC, 'bid:0', quote('bid:0', 9), {
-            vanished: { price: '49000', asOfMs: Date.now() },
+            depthSeen: { asOfMs: Date.now(), prices: ['49007.0', '48990.0'] },
           }),
         ]);
         await until('the bid moved', async () => {
@@ -248,10 +250,29 @@ void describe('Executor: calls in flight', () => {
         });
       });
       assert.equal(amended, 1);
-
-      const open = await until('the moved bid tracked open', async () => {
+      await until('the moved bid tracked open', async () => {
         const [o] = await executor.tracker.live(BTC);
         return o?.state === 'open' && Number(o.price) === 49_009 ? o : undefined;
+      });
+      await new Promise((r) => setTimeout(r, 60));
+
+      // Our price lies beyond the deepest level Depth showed: it says nothing about our order.
+      const beyond = await signedEdits(async () => {
+        await h.publish([
+          intentFor(BTC, 'bid:0', quote('bid:0', 10), {
+            depthSeen: { asOfMs: Date.now(), prices: ['49030.0', '49020.0'] },
+          }),
+        ]);
+        await until('the bid moved again', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49010.0' ? true : undefined;
+        });
+      });
+      assert.equal(beyond, 1);
+
+      const open = await until('the bid tracked open again', async () => {
+        const [o] = await executor.tracker.live(BTC);
+        return o?.state === 'open' && Number(o.price) === 49_010 ? o : undefined;
       });
       const taker = h.sim.addAccount();
       await h.sim
@@ -261,7 +282,7 @@ void describe('Executor: calls in flight', () => {
       const edits = await signedEdits(async () => {
         await h.publish([
           intentFor(BTC, 'bid:0', quote('bid:0', 11), {
-            vanished: { price: '49009', asOfMs: Date.now() },
+            depthSeen: { asOfMs: Date.now(), prices: ['49011.0', '48990.0'] },
           }),
         ]);
         await until('the bid placed anew', async () => {
@@ -325,6 +346,31 @@ void describe('Executor: calls in flight', () => {
           ? true
           : undefined,
       );
+      assert.deepEqual(await h.bus.pending(BTC), []);
+    });
+  });
+
+  void describe('an executor on a Redis connection of its own', () => {
+    let h: ExecHarness;
+    let own: Redis;
+    before(async () => {
+      h = await startExecHarness();
+      own = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+      await h.executor({}, undefined, undefined, own);
+    });
+    after(async () => {
+      await h.close();
+      await own.quit();
+    });
+
+    void it('follows a burst of publishes to the last one, with one order in the slot', async () => {
+      // Its takes may reach Redis before the publishes it was told of: such a take misses, and the
+      // drain reads the register again instead of sending a stale quote or none at all.
+      for (let i = 0; i <= 20; i++) await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', i))]);
+      await until('the last quote on the book', async () => {
+        const o = await h.simOrders();
+        return o.length === 1 && o[0]?.price === '49020.0' ? true : undefined;
+      });
       assert.deepEqual(await h.bus.pending(BTC), []);
     });
   });

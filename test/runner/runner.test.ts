@@ -161,7 +161,7 @@ describe('Runner', () => {
     assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
   });
 
-  it('places again in a slot whose order Depth showed gone, saying which price vanished', async () => {
+  it('places in a slot whose order Depth showed gone, and hands the executor the book it saw', async () => {
     const { runner, sink, feed, clock } = setup(twoSided);
     const gone = ownOrder('buy', 0, '99.5');
     feed.current = Object.freeze({
@@ -171,9 +171,9 @@ describe('Runner', () => {
     });
     await runner.tick(PAIR.id);
     const [bid, ask] = sink.published;
-    assert.equal(bid?.action, 'place');
-    assert.deepEqual(bid?.vanished, { price: '99.5', asOfMs: clock.now() - 40 });
-    assert.equal(ask?.vanished, undefined);
+    assert.equal(bid?.action, 'place', 'the gone order is not amended');
+    assert.deepEqual(bid?.depthSeen, { asOfMs: clock.now() - 40, prices: ['99.9', '99.8'] });
+    assert.deepEqual(ask?.depthSeen, { asOfMs: clock.now() - 40, prices: ['100.1', '100.2'] });
   });
 
   it('tells the executor when the open orders it saw were asked for', async () => {
