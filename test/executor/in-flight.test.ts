@@ -3,8 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { Redis } from 'ioredis';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
-import { RatecountStore, type Executor } from '../../src/executor/index.js';
+import { RatecountStore, type Executor, type ExecutorConfig } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
+import type { UnpublishedIntent } from '../../src/bus/index.js';
 import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
 
 const BTC = 'XXBTZUSD';
@@ -23,6 +24,17 @@ async function metric(registry: Registry, name: string, labels: Record<string, s
   const m = await registry.getSingleMetric(name)?.get();
   const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
   return v?.value ?? 0;
+}
+
+/** A harness and an executor for a suite: started before its tests, closed after them. */
+function executorSuite(overrides: Partial<ExecutorConfig> = {}) {
+  const suite = {} as { h: ExecHarness; executor: Executor; registry: Registry };
+  before(async () => {
+    suite.h = await startExecHarness();
+    ({ executor: suite.executor, registry: suite.registry } = await suite.h.executor(overrides));
+  });
+  after(() => suite.h.close());
+  return suite;
 }
 
 /** Places the four quotes, slows EditOrder down, moves all four, and returns when each was signed. */
@@ -93,16 +105,10 @@ void describe('Executor: calls in flight', () => {
   });
 
   void describe('an edit of an order filled meanwhile', () => {
-    let h: ExecHarness;
-    let executor: Executor;
-    let registry: Registry;
-    before(async () => {
-      h = await startExecHarness();
-      ({ executor, registry } = await h.executor());
-    });
-    after(() => h.close());
+    const suite = executorSuite();
 
     void it('is refused once, its points are given back, and the quote is placed at once', async () => {
+      const { h, executor, registry } = suite;
       await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
       await until('the bid on the book', async () =>
         (await h.simOrders()).length === 1 ? true : undefined,
@@ -152,67 +158,64 @@ void describe('Executor: calls in flight', () => {
   });
 
   void describe('a place for a slot the runner saw empty', () => {
-    let h: ExecHarness;
-    let executor: Executor;
-    let registry: Registry;
-    before(async () => {
-      h = await startExecHarness();
-      ({ executor, registry } = await h.executor({ vanished_margin_ms: 50 }));
-    });
-    after(() => h.close());
+    const suite = executorSuite({ vanished_margin_ms: 50 });
 
-    const signedEdits = async (fn: () => Promise<void>): Promise<number> => {
+    /** Waits until bid:0 is tracked open at `price`, then past the margin. */
+    const trackedAt = async (price: number) => {
+      const { executor } = suite;
+      const o = await until(`the bid tracked open at ${price}`, async () => {
+        const [live] = await executor.tracker.live(BTC);
+        return live?.state === 'open' && Number(live.price) === price ? live : undefined;
+      });
+      await new Promise((r) => setTimeout(r, 60));
+      return o;
+    };
+    /** Publishes bid:0 at offset `to` with the runner's view, waits for it on the book; edits sent. */
+    const moveTo = async (to: number, view: Partial<UnpublishedIntent>): Promise<number> => {
+      const { h } = suite;
       let edits = 0;
       const onSigned = (m: unknown): void => {
         if ((m as { endpoint?: string }).endpoint === 'EditOrder') edits += 1;
       };
       signedChannel.subscribe(onSigned);
       try {
-        await fn();
+        await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', to), view)]);
+        const price = `${49_000 + to}.0`;
+        await until(`the bid on the book at ${price}`, async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === price ? true : undefined;
+        });
       } finally {
         signedChannel.unsubscribe(onSigned);
       }
       return edits;
     };
-
-    void it('amends our order when it opened after the runner asked for OpenOrders', async () => {
-      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
-      const open = await until('the bid tracked open', async () => {
-        const [o] = await executor.tracker.live(BTC);
-        return o?.state === 'open' ? o : undefined;
-      });
-      const edits = await signedEdits(async () => {
-        // The runner's OpenOrders predates our order: its "empty slot" says nothing about it.
-        await h.publish([
-          intentFor(BTC, 'bid:0', quote('bid:0', 5), { ordersAsOfMs: open.openedAtMs - 10 }),
-        ]);
-        await until('the bid moved', async () => {
-          const o = await h.simOrders();
-          return o.length === 1 && o[0]?.price === '49005.0' ? true : undefined;
-        });
-      });
-      assert.equal(edits, 1, 'moved by EditOrder');
-    });
-
-    void it('places at once, without an edit, when the runner found our order gone', async () => {
-      const open = await until('the bid tracked open', async () => {
-        const [o] = await executor.tracker.live(BTC);
-        return o?.state === 'open' && o.price === '49005' ? o : undefined;
-      });
+    const fillTheBid = async (): Promise<void> => {
+      const { h } = suite;
       const taker = h.sim.addAccount();
       await h.sim
         .client({ key: taker })
         .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
       assert.equal((await h.simOrders()).length, 0);
-      await new Promise((r) => setTimeout(r, 60));
+    };
 
-      const edits = await signedEdits(async () => {
-        await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 7), { ordersAsOfMs: Date.now() })]);
-        await until('the bid placed anew', async () => {
-          const o = await h.simOrders();
-          return o.length === 1 && o[0]?.price === '49007.0' ? true : undefined;
-        });
-      });
+    void it('amends our order when it opened after the runner asked for OpenOrders', async () => {
+      const { h } = suite;
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+      const open = await trackedAt(49_000);
+      // The runner's OpenOrders predates our order: its "empty slot" says nothing about it.
+      assert.equal(
+        await moveTo(5, { ordersAsOfMs: open.openedAtMs - 10 }),
+        1,
+        'moved by EditOrder',
+      );
+    });
+
+    void it('places at once, without an edit, when the runner found our order gone', async () => {
+      const { h, executor, registry } = suite;
+      const open = await trackedAt(49_005);
+      await fillTheBid();
+      const edits = await moveTo(7, { ordersAsOfMs: Date.now() });
       assert.equal(edits, 0, 'no EditOrder into "Unknown order"');
       assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
       assert.equal(
@@ -232,65 +235,20 @@ void describe('Executor: calls in flight', () => {
     });
 
     void it('takes our order as gone when Depth showed no level at its price, within its range', async () => {
-      await until('the bid tracked open', async () => {
-        const [o] = await executor.tracker.live(BTC);
-        return o?.state === 'open' && Number(o.price) === 49_007 ? o : undefined;
-      });
-      await new Promise((r) => setTimeout(r, 60));
+      const { h, executor } = suite;
+      await trackedAt(49_007);
       // Depth shows our price: the order is there, and is amended.
-      const amended = await signedEdits(async () => {
-        await h.publish([
-          intentFor(BTC, 'bid:0', quote('bid:0', 9), {
-            depthSeen: { asOfMs: Date.now(), prices: ['49007.0', '48990.0'] },
-          }),
-        ]);
-        await until('the bid moved', async () => {
-          const o = await h.simOrders();
-          return o.length === 1 && o[0]?.price === '49009.0' ? true : undefined;
-        });
-      });
-      assert.equal(amended, 1);
-      await until('the moved bid tracked open', async () => {
-        const [o] = await executor.tracker.live(BTC);
-        return o?.state === 'open' && Number(o.price) === 49_009 ? o : undefined;
-      });
-      await new Promise((r) => setTimeout(r, 60));
-
+      const shown = { asOfMs: Date.now(), prices: ['49007.0', '48990.0'] };
+      assert.equal(await moveTo(9, { depthSeen: shown }), 1);
+      await trackedAt(49_009);
       // Our price lies beyond the deepest level Depth showed: it says nothing about our order.
-      const beyond = await signedEdits(async () => {
-        await h.publish([
-          intentFor(BTC, 'bid:0', quote('bid:0', 10), {
-            depthSeen: { asOfMs: Date.now(), prices: ['49030.0', '49020.0'] },
-          }),
-        ]);
-        await until('the bid moved again', async () => {
-          const o = await h.simOrders();
-          return o.length === 1 && o[0]?.price === '49010.0' ? true : undefined;
-        });
-      });
-      assert.equal(beyond, 1);
+      const shallow = { asOfMs: Date.now(), prices: ['49030.0', '49020.0'] };
+      assert.equal(await moveTo(10, { depthSeen: shallow }), 1);
 
-      const open = await until('the bid tracked open again', async () => {
-        const [o] = await executor.tracker.live(BTC);
-        return o?.state === 'open' && Number(o.price) === 49_010 ? o : undefined;
-      });
-      const taker = h.sim.addAccount();
-      await h.sim
-        .client({ key: taker })
-        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
-      await new Promise((r) => setTimeout(r, 60));
-      const edits = await signedEdits(async () => {
-        await h.publish([
-          intentFor(BTC, 'bid:0', quote('bid:0', 11), {
-            depthSeen: { asOfMs: Date.now(), prices: ['49011.0', '48990.0'] },
-          }),
-        ]);
-        await until('the bid placed anew', async () => {
-          const o = await h.simOrders();
-          return o.length === 1 && o[0]?.price === '49011.0' ? true : undefined;
-        });
-      });
-      assert.equal(edits, 0, 'placed, not edited into "Unknown order"');
+      const open = await trackedAt(49_010);
+      await fillTheBid();
+      const missing = { asOfMs: Date.now(), prices: ['49011.0', '48990.0'] };
+      assert.equal(await moveTo(11, { depthSeen: missing }), 0, 'placed, not edited');
       assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
       const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
       assert.equal(gone?.reason, 'gone');
@@ -298,16 +256,10 @@ void describe('Executor: calls in flight', () => {
   });
 
   void describe('points another process spent between plan and reserve', () => {
-    let h: ExecHarness;
-    let executor: Executor;
-    let registry: Registry;
-    before(async () => {
-      h = await startExecHarness();
-      ({ executor, registry } = await h.executor());
-    });
-    after(() => h.close());
+    const suite = executorSuite();
 
     void it('stops the calls at their gate, puts the intents back and sends once the budget is there', async () => {
+      const { h, executor, registry } = suite;
       await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
       await until('the bid tracked open', async () =>
         (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
