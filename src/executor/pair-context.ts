@@ -58,11 +58,15 @@ export class PairContext {
   modeUntilMs = 0;
   /** No order entry before this time (throttled, engine unavailable). */
   pausedUntilMs = 0;
-  /**
-   * When budget last came free ahead of plan: points given back (a refused call), or an order
-   * leaving (filled, cancelled, gone), which turns its slot's waiting amend into a cheaper place.
-   */
+  /** When points last came back ahead of plan (a refused or unsent call). */
   budgetFreedAtMs = 0;
+  /**
+   * When each slot last became empty (its order filled, cancelled or gone, none other holding
+   * it): an amend waiting there for budget is now a cheaper place.
+   */
+  readonly slotFreedAtMs = new Map<string, number>();
+  /** Told when a slot became empty, so intents waiting on it are planned again at once. */
+  onSlotFreed: (() => void) | undefined;
 
   constructor(deps: PairDeps) {
     this.deps = deps;
@@ -144,10 +148,16 @@ export class PairContext {
   }
 
   remember(records: readonly TrackedOrder[]): void {
+    let freed = false;
     for (const r of records) {
       if (!TERMINAL_STATES.has(r.state)) this.orders.set(r.userref, r);
-      else if (this.orders.delete(r.userref)) this.budgetFreedAtMs = this.now();
+      else if (this.orders.delete(r.userref) && this.slotOrder(r.slot) === undefined) {
+        this.slotFreedAtMs.set(r.slot, this.now());
+        freed = true;
+      }
     }
+    // An edit's answer retires the old order but the slot holds the new one: nothing freed.
+    if (freed) this.onSlotFreed?.();
   }
 
   /** Order-state gauges, from the memory copy (no Redis round trip). */

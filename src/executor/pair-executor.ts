@@ -73,6 +73,8 @@ export class PairExecutor {
 
   constructor(ctx: PairContext) {
     this.ctx = ctx;
+    // A slot emptied outside a drain (an answer, a sync) may let a waiting intent go now.
+    ctx.onSlotFreed = () => void this.wake();
     this.#calls = new OrderCalls(ctx);
     this.#sync = new OrderSync(ctx);
     this.#lanes = pLimit(ctx.deps.config.max_calls_in_flight);
@@ -413,13 +415,15 @@ export class PairExecutor {
 
   /**
    * When the budget became available for an intent that waited for it: its due time, or the
-   * moment budget came free ahead of that (PairContext.budgetFreedAtMs); 0 when it never waited.
+   * moment it came free ahead of that (points given back, or its slot emptied, which makes its
+   * amend a cheaper place); 0 when it never waited.
    */
   #creditOf(intent: OrderIntent): number {
     const credit = this.#budgetDue.get(keyOf(intent));
     if (credit === undefined) return 0;
     if (credit.dueAt <= this.ctx.now()) return credit.dueAt;
-    return this.ctx.budgetFreedAtMs > credit.sinceMs ? this.ctx.budgetFreedAtMs : 0;
+    const freed = Math.max(this.ctx.budgetFreedAtMs, this.ctx.slotFreedAtMs.get(intent.slot) ?? 0);
+    return freed > credit.sinceMs ? freed : 0;
   }
 
   /**
