@@ -255,6 +255,47 @@ void describe('Executor: calls in flight', () => {
     });
   });
 
+  void describe('an amend waiting for budget whose order a sync finds filled', () => {
+    let h: ExecHarness;
+    let executor: Executor;
+    before(async () => {
+      h = await startExecHarness({ tier: 'starter' });
+      ({ executor } = await h.executor());
+    });
+    after(() => h.close());
+
+    void it('is placed as soon as the slot is found empty, not when the edit would have fitted', async () => {
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+      await until('the bid tracked open', async () =>
+        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
+      );
+      // Room for an AddOrder (1 point) but not for an EditOrder of a young order (6): at starter's
+      // decay of 1 point a second the edit would wait about five seconds.
+      const limits = executor.ratecount.limits;
+      const other = new RatecountStore(h.redis, h.ratecountKey, limits);
+      const level = await other.level(BTC, Date.now());
+      await other.add(BTC, limits.max - 2 - level - 1.5, Date.now());
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 3))]);
+      await until('the amend deferred for budget', async () =>
+        (await h.bus.pending(BTC)).length === 1 ? true : undefined,
+      );
+      const taker = h.sim.addAccount();
+      await h.sim
+        .client({ key: taker })
+        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
+
+      const syncedAt = Date.now();
+      await executor.pair(BTC)?.reconcile();
+      await until('the bid placed at its new price', async () => {
+        const o = await h.simOrders();
+        return o.length === 1 && o[0]?.price === '49003.0' ? true : undefined;
+      });
+      const waited = Date.now() - syncedAt;
+      assert.ok(waited < 2_500, `placed ${waited} ms after the sync, not after the edit's wait`);
+      assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
+    });
+  });
+
   void describe('points another process spent between plan and reserve', () => {
     const suite = executorSuite();
 
