@@ -34,6 +34,17 @@ export function dec(value: DecimalString | Decimal | number | bigint): Decimal {
   return new Decimal(typeof value === 'bigint' ? value.toString() : value);
 }
 
+/**
+ * Whether two decimal strings are the same amount. Doubles that differ mean the amounts do (the
+ * conversion is monotonic), which settles the usual case without a decimal; equal doubles are
+ * checked exactly.
+ */
+export function sameAmount(a: DecimalString, b: DecimalString): boolean {
+  if (a === b) return true;
+  if (Number(a) !== Number(b)) return false;
+  return dec(a).eq(dec(b));
+}
+
 /** Plain (never exponential) decimal text for the wire. */
 export function toWire(value: Decimal): DecimalString {
   return value.toFixed();

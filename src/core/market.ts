@@ -1,4 +1,4 @@
-import type { Decimal } from './decimal.js';
+import { dec, sameAmount, type Decimal, type DecimalString } from './decimal.js';
 import type { Side } from './order-types.js';
 
 /**
@@ -175,4 +175,22 @@ export interface MarketSnapshot {
   /** True when any source the runner needs to quote is stale. */
   readonly stale: boolean;
   readonly staleSources: readonly DataSource[];
+}
+
+/**
+ * Whether Depth's levels of one side (best first) say no order rests at `price`: the price lies
+ * within the levels shown and is none of them. A level that is there but smaller proves nothing
+ * (a partial fill), nor does a price beyond the deepest level shown. Strings, as on the wire: the
+ * executor checks this for every intent of a drain.
+ */
+export function missingFromDepth(
+  levels: readonly DecimalString[],
+  price: DecimalString,
+  side: Side,
+): boolean {
+  const deepest = levels[levels.length - 1];
+  if (deepest === undefined) return false;
+  const p = dec(price);
+  const within = side === 'buy' ? p.gte(dec(deepest)) : p.lte(dec(deepest));
+  return within && !levels.some((l) => sameAmount(l, price));
 }

@@ -419,7 +419,7 @@ export class OrderCalls {
  * An order the exchange says is not open ("Unknown order"): retired now, so its slot is free at
  * once, and its final execution taken from ClosedOrders by the next full sync.
  */
-function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
+export function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
   return { ...order, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now };
 }
 

@@ -1,12 +1,12 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
-import { dec, type OrderIntent } from '../core/index.js';
+import { missingFromDepth, type OrderIntent } from '../core/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
-import { OrderCalls, type ReadyCall } from './order-calls.js';
+import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
-import { planCalls, sameAmount, type Plan, type PlannedCall } from './plan/index.js';
+import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
 import type { TrackedOrder } from './types.js';
 
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
@@ -349,9 +349,10 @@ export class PairExecutor {
     retired: readonly TrackedOrder[] = [],
   ): Promise<{ unsent: number; answered: Promise<void>[] }> {
     const ctx = this.ctx;
-    const costOf = (cs: readonly PlannedCall[]): number => cs.reduce((sum, c) => sum + c.cost, 0);
     if (calls.length === 0) return { unsent: 0, answered: [] };
-    if (!ctx.deps.lease.held()) return { unsent: costOf(calls), answered: [] };
+    if (!ctx.deps.lease.held()) {
+      return { unsent: calls.reduce((sum, c) => sum + c.cost, 0), answered: [] };
+    }
     const ready: ReadyCall[] = [];
     let unsent = 0;
     for (const call of calls) {
@@ -476,9 +477,11 @@ export class PairExecutor {
       const unlisted = i.action === 'place' && seenAfter(i.ordersAsOfMs);
       const seen = i.depthSeen;
       const levelGone =
-        seen !== undefined && seenAfter(seen.asOfMs) && missingFrom(seen.prices, o.price, o.side);
+        seen !== undefined &&
+        seenAfter(seen.asOfMs) &&
+        missingFromDepth(seen.prices, o.price, o.side);
       if (!unlisted && !levelGone) continue;
-      out.push({ ...o, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now });
+      out.push(retiredAsGone(o, now));
     }
     if (out.length > 0) {
       this.ctx.deps.log.info(
@@ -524,18 +527,6 @@ function picksOf(plan: Plan, expired: readonly OrderIntent[]): SlotPick[] {
     ...plan.dropped.filter((d) => d.reason !== 'busy').map((d) => d.intent),
     ...plan.calls.flatMap((c) => intentsOf(c)),
   ].map((i) => ({ slot: i.slot, generation: i.generation }));
-}
-
-/**
- * Whether a price within the range of Depth levels shown (best first) is not one of them: no
- * order rests there. Beyond the deepest level shown, Depth says nothing.
- */
-function missingFrom(prices: readonly string[], price: string, side: 'buy' | 'sell'): boolean {
-  const deepest = prices[prices.length - 1];
-  if (deepest === undefined) return false;
-  const p = dec(price);
-  const within = side === 'buy' ? p.gte(dec(deepest)) : p.lte(dec(deepest));
-  return within && !prices.some((l) => sameAmount(l, price));
 }
 
 /** Keeps the newest generation of each slot. */

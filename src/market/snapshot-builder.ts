@@ -3,6 +3,8 @@ import {
   dec,
   decodeUserref,
   Decimal,
+  missingFromDepth,
+  toWire,
   type AssetBalance,
   type BookView,
   type DataSource,
@@ -71,7 +73,7 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
   const bestAsk = book.asks[0];
   const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
   const listed = ownOrders(input.openOrders, input.pair, input.instance);
-  const vanished = vanishedOrders(listed, book, input.ordersReceivedAtMs, input.bookAsOfMs);
+  const vanished = vanishedOrders(listed, input.depth, input.ordersReceivedAtMs, input.bookAsOfMs);
   const own = listed.filter((o) => !vanished.includes(o));
   const sources = sourceStatuses(input.sources, input.nowMs);
   const staleSources = DATA_SOURCES.filter((s) => sources[s].stale);
@@ -188,26 +190,25 @@ export function ownOrders(
 
 /**
  * Our listed orders that Depth says have left the book: Depth was asked for after OpenOrders
- * answered (so each order rested before Depth was taken), and shows no level at the order's price
- * although the price is within the levels it shows. A level that is there but smaller says only
- * that the order may be partly filled, which is no reason to replace it.
+ * answered (so each order rested before Depth was taken), and shows no order at its price
+ * (missingFromDepth).
  */
 export function vanishedOrders(
   orders: readonly OwnOrder[],
-  book: BookView,
+  depth: DepthBook | undefined,
   ordersReceivedAtMs: number | undefined,
   bookAsOfMs: number | undefined,
 ): OwnOrder[] {
-  if (ordersReceivedAtMs === undefined || bookAsOfMs === undefined) return [];
+  if (depth === undefined || ordersReceivedAtMs === undefined || bookAsOfMs === undefined)
+    return [];
   if (bookAsOfMs <= ordersReceivedAtMs) return [];
-  return orders.filter((o) => {
-    if (o.slot === undefined) return false;
-    const levels = o.side === 'buy' ? book.bids : book.asks;
-    const last = levels[levels.length - 1];
-    if (last === undefined) return false;
-    const shown = o.side === 'buy' ? o.price.gte(last.price) : o.price.lte(last.price);
-    return shown && !levels.some((l) => l.price.eq(o.price));
-  });
+  const bids = depth.bids.map((l) => l.price);
+  const asks = depth.asks.map((l) => l.price);
+  return orders.filter(
+    (o) =>
+      o.slot !== undefined &&
+      missingFromDepth(o.side === 'buy' ? bids : asks, toWire(o.price), o.side),
+  );
 }
 
 const ZERO = new Decimal(0);

@@ -1,8 +1,8 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { silentLog, type Log } from '../core/log.js';
-import type { OrderIntent } from '../core/intent.js';
+import type { DepthSeen, OrderIntent } from '../core/intent.js';
 import { toWire } from '../core/decimal.js';
-import type { MarketSnapshot, OwnOrder, PairInfo } from '../core/market.js';
+import type { MarketSnapshot, OwnOrder, PairInfo, PriceLevel } from '../core/market.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerMetrics } from './metrics.js';
 import { applyMode, pullAll } from './mode-filter.js';
@@ -221,7 +221,8 @@ export class Runner {
       unchanged: moded.kept.length - fresh.length,
     };
     if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
-    const result = await this.#opts.sink.publish(fresh.map((d) => this.#intent(d, snapshot)));
+    const seen = depthSeenOf(snapshot);
+    const result = await this.#opts.sink.publish(fresh.map((d) => this.#intent(d, snapshot, seen)));
     return { ...base, ...counts, outcome, intents: result.published, coalesced: result.coalesced };
   }
 
@@ -285,9 +286,9 @@ export class Runner {
     return out;
   }
 
-  #intent(draft: IntentDraft, snapshot: MarketSnapshot): UnpublishedIntent {
+  #intent(draft: IntentDraft, snapshot: MarketSnapshot, seen: SidesSeen): UnpublishedIntent {
     const now = this.#clock.now();
-    const levels = draft.slot.startsWith('bid') ? snapshot.book.bids : snapshot.book.asks;
+    const depthSeen = draft.action === 'cancel' ? undefined : seen[draft.slot.slice(0, 3)];
     return {
       ...draft,
       instance: this.#opts.instance,
@@ -298,14 +299,7 @@ export class Runner {
       snapshotAtMs: snapshot.takenAtMs,
       ...(snapshot.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: snapshot.ordersAsOfMs }),
       // The executor checks its own order of the slot against the book we saw.
-      ...(draft.action === 'cancel' || snapshot.bookAsOfMs === undefined || levels.length === 0
-        ? {}
-        : {
-            depthSeen: {
-              asOfMs: snapshot.bookAsOfMs,
-              prices: levels.map((l) => toWire(l.price)),
-            },
-          }),
+      ...(depthSeen === undefined ? {} : { depthSeen }),
     };
   }
 
@@ -358,4 +352,15 @@ function fingerprintOf(d: IntentDraft): string {
 
 function pruneOlderThan(map: Map<string, { readonly atMs: number }>, cutoffMs: number): void {
   for (const [key, value] of map) if (value.atMs < cutoffMs) map.delete(key);
+}
+
+/** Depth's levels of each side as intents carry them (keyed `bid`, `ask`), once per tick. */
+type SidesSeen = Readonly<Record<string, DepthSeen | undefined>>;
+
+function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
+  const asOfMs = snapshot.bookAsOfMs;
+  if (asOfMs === undefined) return {};
+  const side = (levels: readonly PriceLevel[]): DepthSeen | undefined =>
+    levels.length === 0 ? undefined : { asOfMs, prices: levels.map((l) => toWire(l.price)) };
+  return { bid: side(snapshot.book.bids), ask: side(snapshot.book.asks) };
 }

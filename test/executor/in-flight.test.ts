@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { Redis } from 'ioredis';
+import type { Tier } from '../../src/exchange/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import { RatecountStore, type Executor, type ExecutorConfig } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
@@ -27,14 +28,34 @@ async function metric(registry: Registry, name: string, labels: Record<string, s
 }
 
 /** A harness and an executor for a suite: started before its tests, closed after them. */
-function executorSuite(overrides: Partial<ExecutorConfig> = {}) {
+function executorSuite(overrides: Partial<ExecutorConfig> = {}, harness: { tier?: Tier } = {}) {
   const suite = {} as { h: ExecHarness; executor: Executor; registry: Registry };
   before(async () => {
-    suite.h = await startExecHarness();
+    suite.h = await startExecHarness(harness);
     ({ executor: suite.executor, registry: suite.registry } = await suite.h.executor(overrides));
   });
   after(() => suite.h.close());
   return suite;
+}
+
+/** Places the first bid and waits until the executor tracks it open. */
+async function placeFirstBid(h: ExecHarness, executor: Executor): Promise<void> {
+  await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
+  await until('the bid tracked open', async () =>
+    (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
+  );
+}
+
+/**
+ * Spends points as another process of the key would (the supervisor's CancelAll), unseen by the
+ * executor's level in memory, leaving `room` points under its limit (max − default headroom).
+ */
+async function leaveRoom(h: ExecHarness, executor: Executor, room: number): Promise<void> {
+  const limits = executor.ratecount.limits;
+  const other = new RatecountStore(h.redis, h.ratecountKey, limits);
+  const now = Date.now();
+  const level = await other.level(BTC, now);
+  await other.add(BTC, limits.max - 2 - level - room, now);
 }
 
 /** Places the four quotes, slows EditOrder down, moves all four, and returns when each was signed. */
@@ -109,13 +130,7 @@ void describe('Executor: calls in flight', () => {
 
     void it('is refused once, its points are given back, and the quote is placed at once', async () => {
       const { h, executor, registry } = suite;
-      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
-      await until('the bid on the book', async () =>
-        (await h.simOrders()).length === 1 ? true : undefined,
-      );
-      await until('the bid tracked open', async () =>
-        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
-      );
+      await placeFirstBid(h, executor);
       // A taker fills it; the executor has not synced, so it still thinks the bid is open.
       const taker = h.sim.addAccount();
       await h.sim
@@ -256,25 +271,14 @@ void describe('Executor: calls in flight', () => {
   });
 
   void describe('an amend waiting for budget whose order a sync finds filled', () => {
-    let h: ExecHarness;
-    let executor: Executor;
-    before(async () => {
-      h = await startExecHarness({ tier: 'starter' });
-      ({ executor } = await h.executor());
-    });
-    after(() => h.close());
+    const suite = executorSuite({}, { tier: 'starter' });
 
     void it('is placed as soon as the slot is found empty, not when the edit would have fitted', async () => {
-      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
-      await until('the bid tracked open', async () =>
-        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
-      );
+      const { h, executor } = suite;
+      await placeFirstBid(h, executor);
       // Room for an AddOrder (1 point) but not for an EditOrder of a young order (6): at starter's
       // decay of 1 point a second the edit would wait about five seconds.
-      const limits = executor.ratecount.limits;
-      const other = new RatecountStore(h.redis, h.ratecountKey, limits);
-      const level = await other.level(BTC, Date.now());
-      await other.add(BTC, limits.max - 2 - level - 1.5, Date.now());
+      await leaveRoom(h, executor, 1.5);
       await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 3))]);
       await until('the amend deferred for budget', async () =>
         (await h.bus.pending(BTC)).length === 1 ? true : undefined,
@@ -301,18 +305,9 @@ void describe('Executor: calls in flight', () => {
 
     void it('stops the calls at their gate, puts the intents back and sends once the budget is there', async () => {
       const { h, executor, registry } = suite;
-      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
-      await until('the bid tracked open', async () =>
-        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
-      );
-      // The supervisor's CancelAll, say: points this executor's level in memory does not know of.
-      const limits = executor.ratecount.limits;
-      const supervisor = new RatecountStore(h.redis, h.ratecountKey, limits);
-      const now = Date.now();
-      const level = await supervisor.level(BTC, now);
-      const limit = limits.max - 2;
+      await placeFirstBid(h, executor);
       // One AddOrder fits again after about half a second of decay.
-      await supervisor.add(BTC, limit - level - 1 + limits.decayPerSec / 2, now);
+      await leaveRoom(h, executor, 1 - executor.ratecount.limits.decayPerSec / 2);
 
       await h.publish([intentFor(BTC, 'bid:1', quote('bid:1', 0))]);
       const placed = await until('the second bid placed', async () => {

@@ -18,7 +18,6 @@ export {
   cancelCost,
   cancelGroupCost,
   compareDistance,
-  sameAmount,
   distance,
   editCost,
   groupAdds,

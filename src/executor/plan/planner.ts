@@ -1,6 +1,7 @@
 import {
   InvalidInputError,
   dec,
+  sameAmount,
   toWire,
   type DesiredOrder,
   type OrderIntent,
@@ -20,7 +21,6 @@ import {
   orderAgeMs,
   preferEdit,
   remainingVolume,
-  sameAmount,
   type Distance,
 } from './pricing.js';
 import type {

@@ -142,14 +142,3 @@ export function compareDistance(a: Distance, b: Distance): number {
 function cmp(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-/**
- * Whether two decimal strings are the same amount. Doubles that differ mean the amounts do (the
- * conversion is monotonic), which settles the usual case without a decimal; equal doubles are
- * checked exactly.
- */
-export function sameAmount(a: string, b: string): boolean {
-  if (a === b) return true;
-  if (Number(a) !== Number(b)) return false;
-  return dec(a).eq(dec(b));
-}

@@ -9,7 +9,6 @@ import {
   cancelGroupCost,
   compareDistance,
   distance,
-  sameAmount,
   editCost,
   groupAdds,
   preferEdit,
@@ -124,14 +123,6 @@ void describe('pricing: distance', () => {
     const d = distance({ intent: intent('100', '0.5'), live });
     assert.equal(d.price, 0.01);
     assert.equal(d.volume, 1.5);
-  });
-
-  void it('sameAmount compares decimal strings exactly', () => {
-    assert.equal(sameAmount('1.50', '1.5'), true);
-    assert.equal(sameAmount('10', '9.99'), false);
-    // Equal as doubles, different as amounts: the exact check decides.
-    assert.equal(sameAmount('0.10000000000000000001', '0.1'), false);
-    assert.equal(sameAmount('50000.1', '50000.10000'), true);
   });
 
   void it('orders the farthest first', () => {
