@@ -15,7 +15,8 @@
  * from target, tick-to-wire p50/p99 and (makerd) intent age at send; then a verdict per tier.
  *
  * Flags: --seconds N (per run, default 120), --tiers starter,intermediate,pro (default all),
- * --levels N (quotes per side, default 2). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379).
+ * --levels N (quotes per side, default 2), --contenders makerd,naive (default both; makerd alone
+ * while tuning it). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
@@ -40,12 +41,22 @@ interface Args {
   readonly seconds: number;
   readonly tiers: readonly Tier[];
   readonly levels: number;
+  readonly contenders: readonly Contender[];
+}
+
+const CONTENDERS = { makerd: runMakerd, naive: runNaive } as const;
+type Contender = keyof typeof CONTENDERS;
+
+function parseContender(name: string): Contender {
+  if (name === 'makerd' || name === 'naive') return name;
+  throw new Error(`--contenders: unknown contender ${JSON.stringify(name)} (makerd, naive)`);
 }
 
 function parseArgs(argv: readonly string[]): Args {
   let seconds = 120;
   let tiers: readonly Tier[] = TIERS;
   let levels = 2;
+  let contenders: readonly Contender[] = ['makerd', 'naive'];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined];
@@ -68,14 +79,22 @@ function parseArgs(argv: readonly string[]): Args {
       case '--levels':
         levels = positive(flag, value());
         break;
+      case '--contenders':
+        contenders = value()
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+          .map(parseContender);
+        break;
       default:
         throw new Error(
-          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N`,
+          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b`,
         );
     }
   }
   if (tiers.length === 0) throw new Error('--tiers: name at least one tier');
-  return { seconds, tiers, levels };
+  if (contenders.length === 0) throw new Error('--contenders: name at least one contender');
+  return { seconds, tiers, levels, contenders };
 }
 
 function positive(flag: string | undefined, v: string): number {
@@ -123,7 +142,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const runs = args.tiers.length * 2;
+  const runs = args.tiers.length * args.contenders.length;
   const disarm = startWatchdog((runs * (args.seconds + 30) + 60) * 1000, () => undefined);
   printHeader('executor');
   let redis: RedisFacts;
@@ -140,10 +159,8 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   for (const tier of args.tiers) {
     const opts: RunOptions = { tier, seconds: args.seconds, levels: args.levels };
-    for (const [name, run] of [
-      ['makerd', runMakerd],
-      ['naive', runNaive],
-    ] as const) {
+    for (const name of args.contenders) {
+      const run = CONTENDERS[name];
       process.stdout.write(`running ${tier} / ${name} for ${args.seconds} s ... `);
       const r = await run(opts);
       results.push(r);

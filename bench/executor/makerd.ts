@@ -96,6 +96,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       clock,
     });
     const wires: WireSample[] = [];
+    const wiredAt: number[] = [];
     executor = new Executor({
       client: execClient,
       bus,
@@ -109,7 +110,10 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       metrics: new ExecutorMetrics(registry),
       clock,
       owner: 'bench',
-      onWire: (s) => wires.push(s),
+      onWire: (s) => {
+        wires.push(s);
+        wiredAt.push(clock.now());
+      },
     });
     await executor.start();
 
@@ -148,6 +152,13 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     const byAction = new Map<string, number[]>();
     for (const w of wires)
       byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
+    details.push(
+      `tick-to-wire p50 by quarter of the run (JIT warm-up shows in the first): ${quarters(
+        wires.map((w, i) => ({ atMs: wiredAt[i] ?? 0, ms: w.tickToWireMs })),
+        startedAt,
+        durationMs,
+      )}`,
+    );
     for (const [action, xs] of byAction) {
       const p = percentiles(xs);
       details.push(
@@ -171,7 +182,6 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     };
   } finally {
     entries.stop();
-    probe.close();
     if (executor !== undefined) await executor.stop().catch(() => undefined);
     for (const id of pairIds) {
       await bus
@@ -209,4 +219,18 @@ async function deleteUnder(redis: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+/** p50 of each quarter of the run, in ms. */
+function quarters(
+  samples: readonly { readonly atMs: number; readonly ms: number }[],
+  startedAt: number,
+  durationMs: number,
+): string {
+  const parts: number[][] = [[], [], [], []];
+  for (const s of samples) {
+    const q = Math.min(3, Math.max(0, Math.floor(((s.atMs - startedAt) / durationMs) * 4)));
+    parts[q]?.push(s.ms);
+  }
+  return parts.map((xs) => `${fmtMs(percentiles(xs).p50)} (n=${xs.length})`).join(' / ') + ' ms';
 }

@@ -9,7 +9,6 @@ import { encodeUserref, parseSlotKey, toWire, type PairInfo } from '../../src/co
 import { ExchangeError } from '../../src/exchange/errors/index.js';
 import { SpotClient } from '../../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
-import { stamped } from '../../src/executor/wire-stamp.js';
 import { loadPairs } from '../../src/market/index.js';
 import { chaserFor, type WantedBook } from './chase-strategy.js';
 import { sampleDistance } from './distance.js';
@@ -76,11 +75,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
         const from = wanted.get(pair.id)?.snapshotAtMs ?? clock.now();
         try {
           const txid = st.txid;
-          await stamped(
-            clock,
-            () => client.cancelOrder({ txid }),
-            (at) => wire.push(at - from),
-          );
+          await client.cancelOrder({ txid }, { onSigned: () => wire.push(clock.now() - from) });
           st.txid = undefined;
         } catch (err) {
           refused(err);
@@ -94,19 +89,17 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
       st.generation += 1;
       const userref = encodeUserref(INSTANCE, parseSlotKey(slot), st.generation);
       try {
-        const res = await stamped(
-          clock,
-          () =>
-            client.addOrder({
-              pair: pair.id,
-              type: quote.side,
-              ordertype: 'limit',
-              price: toWire(quote.price),
-              volume: toWire(quote.volume),
-              oflags: quote.postOnly ? 'post,fciq' : 'fciq',
-              userref,
-            }),
-          (at) => wire.push(at - want.snapshotAtMs),
+        const res = await client.addOrder(
+          {
+            pair: pair.id,
+            type: quote.side,
+            ordertype: 'limit',
+            price: toWire(quote.price),
+            volume: toWire(quote.volume),
+            oflags: quote.postOnly ? 'post,fciq' : 'fciq',
+            userref,
+          },
+          { onSigned: () => wire.push(clock.now() - want.snapshotAtMs) },
         );
         st.txid = res.result.txid?.[0];
       } catch (err) {

@@ -96,7 +96,7 @@ export const NOTES = [
   'points available = Σ over the 2 pairs of (tier max ratecount + decay/s × duration); points charged and' +
     ' rejections are the simulator’s own (/_sim/state).',
   'tick-to-wire: makerd = executor onWire samples (later of snapshot ready and budget available → request' +
-    ' signed); naive = snapshot its prices came from ready → request signed (stamped()).',
+    ' signed); naive = snapshot its prices came from ready → request signed (the call’s onSigned).',
   'intent age (makerd): intent created by the runner → request signed.',
 ];
 

@@ -2,13 +2,12 @@
  * Where makerd's tick-to-wire goes, measured from outside the executor: the runner's published
  * intents (with their generations) are remembered, and the executor's client is wrapped so each
  * order-entry call is timed (executor calls the client → request signed → answer) and tied back to
- * the intents it carries through the userrefs (or, for cancels, the txids) it names. A private
- * AsyncLocalStorage, not wire-stamp's, so the executor's own measurement is left untouched.
+ * the intents it carries through the userrefs (or, for cancels, the txids) it names. The probe
+ * wraps the call's own `onSigned`, so the executor's measurement is left untouched.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IntentBus } from '../../src/bus/index.js';
 import { decodeUserref, slotKey, type Clock, type OrderIntent } from '../../src/core/index.js';
-import { signedChannel, type CallOptions, type SpotClient } from '../../src/exchange/index.js';
+import type { CallOptions, SpotClient } from '../../src/exchange/index.js';
 import type { Endpoint } from '../../src/exchange/index.js';
 import { ORDER_ENTRY } from './setup.js';
 import { fmtMs, percentiles } from './stats.js';
@@ -50,19 +49,9 @@ export class WireProbe {
   readonly #drains = new Map<string, number[]>();
   /** The executor's other calls (reconciliation, unknown outcomes): durations by endpoint. */
   readonly #reads = new Map<string, number[]>();
-  readonly #als = new AsyncLocalStorage<{ at: number | undefined }>();
-  readonly #onSigned = (): void => {
-    const s = this.#als.getStore();
-    if (s !== undefined && s.at === undefined) s.at = this.#clock.now();
-  };
 
   constructor(clock: Clock) {
     this.#clock = clock;
-    signedChannel.subscribe(this.#onSigned);
-  }
-
-  close(): void {
-    signedChannel.unsubscribe(this.#onSigned);
   }
 
   published(intents: readonly OrderIntent[], atMs: number): void {
@@ -106,8 +95,11 @@ export class WireProbe {
       const r = req as LooseOrderRequest;
       const intents = this.#intentsOf(ep.name, r, startAt);
       const pair = r.pair ?? this.#slotOfTxid.get(r.txid ?? firstTxid(r) ?? '')?.pair ?? '?';
-      return this.#als
-        .run(stamp, () => call(ep, req, opts))
+      const onSigned = (): void => {
+        stamp.at ??= this.#clock.now();
+        opts?.onSigned?.();
+      };
+      return call(ep, req, { ...opts, onSigned })
         .then((res) => {
           this.#learnTxids(ep.name, r, res.result as LooseOrderResult);
           return res;

@@ -4,7 +4,6 @@ import { classifyFailure, type Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import type { TrackedOrder } from './types.js';
-import { stamped } from './wire-stamp.js';
 
 /** A call that waited longer than this in its lane gets a fresh deadline before it goes. */
 const QUEUED_MS = 100;
@@ -305,22 +304,25 @@ export class OrderCalls {
     const ctx = this.#ctx;
     const { metrics, config, clock } = ctx.deps;
     const signal = AbortSignal.timeout(config.request_timeout_ms);
-    return stamped(
-      clock,
-      () => send({ signal, gate }),
-      (atMs) => {
-        for (const { intent } of items) {
-          // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
-          const from =
-            freeAtMs <= atMs ? Math.max(intent.snapshotAtMs, freeAtMs) : intent.snapshotAtMs;
-          const tickToWireMs = Math.max(0, atMs - from);
-          const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
-          metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
-          metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
-          ctx.deps.onWire?.({ pair: ctx.id, action, tickToWireMs, intentAgeMs });
-        }
-      },
-    );
+    // Stamped at signing; observed once the call is over, off the path to the wire.
+    let atMs: number | undefined;
+    const onSigned = (): void => {
+      atMs = clock.now();
+    };
+    const observe = (): void => {
+      if (atMs === undefined) return;
+      for (const { intent } of items) {
+        // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
+        const from =
+          freeAtMs <= atMs ? Math.max(intent.snapshotAtMs, freeAtMs) : intent.snapshotAtMs;
+        const tickToWireMs = Math.max(0, atMs - from);
+        const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
+        metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
+        metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
+        ctx.deps.onWire?.({ pair: ctx.id, action, tickToWireMs, intentAgeMs });
+      }
+    };
+    return send({ signal, gate, onSigned }).finally(observe);
   }
 
   /**

@@ -161,6 +161,38 @@ void describe('form POST', () => {
     assert.equal(ex.requestsFor('AddOrder').length, 1, 'the second order never left');
   });
 
+  void it('onSigned runs once per call, after its gate and before the request leaves', async () => {
+    const c = client();
+    const order = {
+      pair: 'XBTUSD',
+      type: 'buy' as const,
+      ordertype: 'limit' as const,
+      volume: '1',
+      price: '37500.0',
+    };
+    const seen: number[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const pending = c.addOrder(order, {
+      gate,
+      onSigned: () => seen.push(ex.requestsFor('AddOrder').length),
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, [], 'not signed while the gate is shut');
+    open();
+    await pending;
+    assert.deepEqual(seen, [0], 'signed once, before the exchange had the request');
+
+    const refused: string[] = [];
+    await assert.rejects(
+      c.addOrder(order, {
+        gate: Promise.reject(new Error('no')),
+        onSigned: () => refused.push('x'),
+      }),
+    );
+    assert.deepEqual(refused, [], 'a call stopped at its gate is never signed');
+  });
+
   void it('sends non-ASCII form values percent-encoded as UTF-8', async () => {
     ex.on('AddExport', () => ({ id: 'EXP1' }));
     const c = client();

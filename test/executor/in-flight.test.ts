@@ -125,6 +125,40 @@ void describe('Executor: calls in flight', () => {
     });
   });
 
+  void describe('tick-to-wire', () => {
+    const suite = executorSuite();
+    void it('is observed once per intent sent, from its snapshot to the signed request', async () => {
+      const { h, registry } = suite;
+      const snapshotAgoMs = 400;
+      const createdAgoMs = 150;
+      const now = Date.now();
+      await h.publish([
+        intentFor(BTC, 'bid:0', quote('bid:0', 0), {
+          snapshotAtMs: now - snapshotAgoMs,
+          createdAtMs: now - createdAgoMs,
+        }),
+      ]);
+      await until('the bid on the book', async () =>
+        (await h.simOrders()).length === 1 ? true : undefined,
+      );
+      // As a scrape shows them.
+      const part = async (name: string, which: 'count' | 'sum') => {
+        const line = new RegExp(`^${name}_${which}\\{pair="${BTC}"\\} (\\S+)$`, 'm');
+        return Number(line.exec(await registry.metrics())?.[1] ?? 0);
+      };
+      const count = (name: string) => part(name, 'count');
+      const sum = (name: string) => part(name, 'sum');
+      await until('the call observed', async () =>
+        (await count('makerd_tick_to_wire_seconds')) === 1 ? true : undefined,
+      );
+      const t2w = await sum('makerd_tick_to_wire_seconds');
+      assert.ok(t2w >= snapshotAgoMs / 1000 && t2w < snapshotAgoMs / 1000 + 1, `${t2w} s`);
+      assert.equal(await count('makerd_intent_wait_seconds'), 1);
+      const wait = await sum('makerd_intent_wait_seconds');
+      assert.ok(wait >= createdAgoMs / 1000 && wait < snapshotAgoMs / 1000, `${wait} s`);
+    });
+  });
+
   void describe('an edit of an order filled meanwhile', () => {
     const suite = executorSuite();
 
