@@ -105,8 +105,7 @@ function positive(flag: string | undefined, v: string): number {
 
 function describeSetup(args: Args, redis: RedisFacts): void {
   console.log(
-    `Redis ${REDIS_URL}: PING p50 ${fmtMs(redis.pingMs)} ms; a 10 ms BZPOPMIN timeout returns after ` +
-      `${fmtMs(redis.block10Ms)} ms (server hz ${redis.hz ?? 'unknown'})`,
+    `Redis ${REDIS_URL}: PING p50 ${fmtMs(redis.pingMs)} ms back to back, ${fmtMs(redis.idlePingMs)} ms after 50 ms idle`,
   );
   console.log(
     `simulator in its own process (as a remote exchange would be), background market ` +

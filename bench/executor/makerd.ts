@@ -159,6 +159,13 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
         durationMs,
       )}`,
     );
+    for (const from of ['snapshot', 'budget'] as const) {
+      const xs = wires.filter((w) => w.from === from).map((w) => w.tickToWireMs);
+      const p = percentiles(xs);
+      details.push(
+        `tick-to-wire counted from ${from === 'snapshot' ? 'the snapshot (sent on its tick)' : 'the budget due (waited for points)'}: n=${xs.length} p50 ${fmtMs(p.p50)} ms p99 ${fmtMs(p.p99)} ms`,
+      );
+    }
     for (const [action, xs] of byAction) {
       const p = percentiles(xs);
       details.push(

@@ -148,10 +148,11 @@ export function feedFor(client: SpotClient, pairs: readonly PairInfo[], tier: Ti
 export interface RedisFacts {
   /** PING round trip, median, ms. */
   readonly pingMs: number;
-  /** How long a BZPOPMIN with a 10 ms timeout on an empty key took, median, ms. */
-  readonly block10Ms: number;
-  /** The server's `hz` (timer frequency), when CONFIG is allowed. */
-  readonly hz: string | undefined;
+  /**
+   * PING round trip after 50 ms of idleness, median, ms: what the one round trip before the wire
+   * costs when the bot and Redis were asleep between ticks (CPU wake-ups in a VM).
+   */
+  readonly idlePingMs: number;
 }
 
 /** Fails with a clear message when Redis is not there, before any run starts. */
@@ -175,26 +176,34 @@ export async function checkRedis(): Promise<RedisFacts> {
     );
   }
   try {
-    const median = async (n: number, op: () => Promise<unknown>): Promise<number> => {
+    /** Times `op`, or takes the time it returns itself (`timed`). */
+    const median = async (
+      n: number,
+      op: () => Promise<unknown>,
+      timed = false,
+    ): Promise<number> => {
       const times: number[] = [];
       for (let i = 0; i < n; i++) {
         const t0 = performance.now();
-        await op();
-        times.push(performance.now() - t0);
+        const own = await op();
+        times.push(timed ? Number(own) : performance.now() - t0);
       }
       times.sort((a, b) => a - b);
       return times[Math.floor(times.length / 2)] ?? Number.NaN;
     };
-    // Every intent crosses Redis several times; the executor's budget timer is a BullMQ delayed
-    // job, woken by a blocking pop's timeout, whose resolution is the server's.
+    // Each call waits for one Redis round trip before it is signed (nonce, reserve, write-ahead).
     const pingMs = await median(200, () => redis.ping());
-    const empty = `makerd-bench-empty-${randomBytes(4).toString('hex')}`;
-    const block10Ms = await median(5, () => redis.bzpopmin(empty, 0.01));
-    const hz = await redis
-      .config('GET', 'hz')
-      .then((r) => (Array.isArray(r) ? String(r[1]) : undefined))
-      .catch(() => undefined);
-    return { pingMs, block10Ms, hz };
+    const idlePingMs = await median(
+      40,
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        const t0 = performance.now();
+        await redis.ping();
+        return performance.now() - t0;
+      },
+      true,
+    );
+    return { pingMs, idlePingMs };
   } finally {
     redis.disconnect();
   }

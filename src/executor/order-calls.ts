@@ -313,13 +313,18 @@ export class OrderCalls {
       if (atMs === undefined) return;
       for (const { intent } of items) {
         // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
-        const from =
-          freeAtMs <= atMs ? Math.max(intent.snapshotAtMs, freeAtMs) : intent.snapshotAtMs;
-        const tickToWireMs = Math.max(0, atMs - from);
+        const credited = freeAtMs <= atMs && freeAtMs > intent.snapshotAtMs;
+        const tickToWireMs = Math.max(0, atMs - (credited ? freeAtMs : intent.snapshotAtMs));
         const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
         metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
         metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
-        ctx.deps.onWire?.({ pair: ctx.id, action, tickToWireMs, intentAgeMs });
+        ctx.deps.onWire?.({
+          pair: ctx.id,
+          action,
+          tickToWireMs,
+          from: credited ? 'budget' : 'snapshot',
+          intentAgeMs,
+        });
       }
     };
     return send({ signal, gate, onSigned }).finally(observe);

@@ -36,6 +36,8 @@ export interface WireSample {
   readonly action: string;
   /** From the later of snapshot ready and budget available to the request signed. */
   readonly tickToWireMs: number;
+  /** Which of the two tick-to-wire counts from: the intent waited for budget, or it did not. */
+  readonly from: 'snapshot' | 'budget';
   /** From the intent's creation to the request signed. */
   readonly intentAgeMs: number;
 }
