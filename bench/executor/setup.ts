@@ -12,6 +12,7 @@ import { parseWithSchema, type PairInfo } from '../../src/core/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import type { SpotClient, Tier } from '../../src/exchange/index.js';
 import {
+  DEFAULT_HEARTBEAT,
   MarketConfig,
   MarketFeed,
   planBudget,
@@ -126,10 +127,7 @@ export function planFor(tier: Tier, pairs: readonly PairInfo[]): BudgetPlan {
     ),
     utilization: marketConfig.utilization,
     privateReservePerSec: (PAIR_NAMES.length * 2_000) / executorConfig.reconcile_interval_ms,
-    heartbeat: {
-      intervalMs: marketConfig.heartbeat.interval_ms,
-      cost: marketConfig.heartbeat.cost,
-    },
+    heartbeat: DEFAULT_HEARTBEAT,
     publicCallsPerSec: marketConfig.public_budget.calls_per_sec,
   });
 }

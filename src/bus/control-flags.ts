@@ -25,6 +25,13 @@ export interface ControlFlagsOptions {
   readonly prefix?: string;
 }
 
+/**
+ * Roles beat this often, each beat living BEAT_TTL_MS: a role two beats late is taken for dead
+ * (the supervisor then stops the dead-man heartbeats).
+ */
+export const BEAT_EVERY_MS = 5_000;
+export const BEAT_TTL_MS = 15_000;
+
 /** Until the flag has been read, obeying code must assume the worst. */
 const NOT_READ: HaltState = { halted: true, reason: 'halt flag not read yet', by: 'makerd' };
 

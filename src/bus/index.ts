@@ -9,7 +9,7 @@ export type {
   TakeResult,
 } from './intent-bus.js';
 export type { UnpublishedIntent } from './intent-codec.js';
-export { ControlFlags } from './control-flags.js';
+export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';

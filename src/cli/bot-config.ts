@@ -6,6 +6,7 @@ import { TIERS } from '../exchange/index.js';
 import { MarketConfig } from '../market/index.js';
 import { RunnerConfig } from '../runner/config.js';
 import { ExecutorConfig } from '../executor/config.js';
+import { SupervisorConfig } from '../safety/config.js';
 
 /**
  * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
@@ -79,6 +80,7 @@ export const BotConfig = Type.Object(
     market: Type.Unknown({ default: {} }),
     runner: Type.Unknown({ default: {} }),
     executor: Type.Unknown({ default: {} }),
+    supervisor: Type.Unknown({ default: {} }),
     log: Type.Object(
       {
         level: Type.Union(
@@ -93,10 +95,14 @@ export const BotConfig = Type.Object(
 );
 
 export type BotConfigRaw = Static<typeof BotConfig>;
-export interface BotSettings extends Omit<BotConfigRaw, 'market' | 'runner' | 'executor'> {
+export interface BotSettings extends Omit<
+  BotConfigRaw,
+  'market' | 'runner' | 'executor' | 'supervisor'
+> {
   readonly market: MarketConfig;
   readonly runner: RunnerConfig;
   readonly executor: ExecutorConfig;
+  readonly supervisor: SupervisorConfig;
 }
 
 /** Deployment overrides: the few values that differ between a laptop, CI and a VPS. */
@@ -117,6 +123,7 @@ export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     market: parseWithSchema(MarketConfig, base.market, 'market'),
     runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
     executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
+    supervisor: parseWithSchema(SupervisorConfig, base.supervisor, 'supervisor'),
   };
 }
 

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 import { registerExecutorCommand } from './executor-command.js';
+import { registerHaltCommands } from './halt-commands.js';
 import { registerRunnerCommand } from './runner-command.js';
 import { registerSimCommand } from './sim-command.js';
+import { registerSupervisorCommand } from './supervisor-command.js';
 
 /**
  * Commands of the issues still open say so plainly instead of pretending to run, so an operator
@@ -11,10 +13,7 @@ import { registerSimCommand } from './sim-command.js';
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
   ['run', 'run runner, executor and supervisor in one process', 7],
-  ['supervisor', 'run the safety supervisor only', 6],
   ['demo', 'paper-trade against the built-in simulator', 7],
-  ['halt', 'halt quoting and cancel orders', 6],
-  ['resume', 'resume after a halt', 6],
   ['status', 'show mode, pairs, orders, inventory and budgets', 6],
   ['check-config', 'print the effective configuration with secrets masked', 7],
 ];
@@ -23,7 +22,7 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
@@ -32,6 +31,8 @@ export function registerCommands(program: Command): void {
   registerSimCommand(program);
   registerRunnerCommand(program);
   registerExecutorCommand(program);
+  registerSupervisorCommand(program);
+  registerHaltCommands(program);
 
   program
     .command('time')

@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import { ControlFlags, IntentBus } from '../bus/index.js';
 import { systemClock, type Clock, type PairInfo } from '../core/index.js';
-import { RedisNonceSource, SpotClient, nonceKeyFor } from '../exchange/index.js';
+import {
+  RedisNonceSource,
+  SpotClient,
+  nonceKeyFor,
+  type CredentialsInput,
+} from '../exchange/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
@@ -29,6 +34,23 @@ export interface RoleBase {
   close(): Promise<void>;
 }
 
+/** The key's client, with nonces from Redis shared by every process on the key (DESIGN.md §3.3). */
+export function keyClient(
+  settings: BotSettings,
+  redis: Redis,
+  credentials: CredentialsInput,
+  clock: Clock,
+): SpotClient {
+  return new SpotClient({
+    baseUrl: settings.exchange.url,
+    credentials,
+    tier: settings.exchange.tier,
+    restHeadroom: settings.exchange.rest_headroom,
+    nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
+    clock,
+  });
+}
+
 /**
  * Opens the parts shared by the roles, with nonces from Redis shared by every process on the key
  * (DESIGN.md §3.3). Anything wrong (Redis down, a pair the exchange does not list) fails here and
@@ -44,14 +66,7 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
   try {
     await redis.connect();
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
-    const client = new SpotClient({
-      baseUrl: settings.exchange.url,
-      credentials,
-      tier: settings.exchange.tier,
-      restHeadroom: settings.exchange.rest_headroom,
-      nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
-      clock,
-    });
+    const client = keyClient(settings, redis, credentials, clock);
     opened.push(client);
     const pairs = await loadPairs(
       client,

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { IntentBus } from '../bus/index.js';
+import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus } from '../bus/index.js';
 import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
@@ -55,9 +55,10 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       ),
       utilization: settings.market.utilization,
       privateReservePerSec: settings.market.private_reserve_per_sec,
+      // The supervisor's CancelAllOrdersAfter refresh (1 REST point each) is reserved first.
       heartbeat: {
-        intervalMs: settings.market.heartbeat.interval_ms,
-        cost: settings.market.heartbeat.cost,
+        intervalMs: settings.supervisor.heartbeat.interval_s * 1000,
+        cost: 1,
       },
       publicCallsPerSec: settings.market.public_budget.calls_per_sec,
     });
@@ -106,6 +107,15 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       clock,
       metrics: new RunnerMetrics(registry),
       log,
+    });
+    // Liveness for the supervisor, beaten as ticks complete: a runner whose market data stopped or
+    // whose loop hangs stops proving it is alive, and the dead-man heartbeats stop with it.
+    let beatAtMs = -Infinity;
+    runner.onTick(() => {
+      const now = Math.floor(clock.now());
+      if (now - beatAtMs < BEAT_EVERY_MS) return;
+      beatAtMs = now;
+      void flags.beat('runner', now, BEAT_TTL_MS).catch(() => undefined);
     });
     runner.start();
     feed.start();

@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ControlFlags, IntentBus, IntentJobData } from '../bus/index.js';
+import {
+  BEAT_EVERY_MS,
+  BEAT_TTL_MS,
+  type ControlFlags,
+  type IntentBus,
+  type IntentJobData,
+} from '../bus/index.js';
 import { silentLog, systemClock, type Clock, type Log, type PairInfo } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { MATCHING_ENGINE } from '../exchange/limits/index.js';
@@ -82,6 +88,8 @@ export class Executor {
   #timer: NodeJS.Timeout | undefined;
   #beat: NodeJS.Timeout | undefined;
   #stopping = false;
+  /** The halt flag as the last lease tick saw it: its changes are told to the pairs. */
+  #wasHalted: boolean | undefined;
   #ticking: Promise<void> = Promise.resolve();
 
   constructor(options: ExecutorOptions) {
@@ -117,10 +125,12 @@ export class Executor {
     if (this.#o.flags !== undefined) {
       const flags = this.#o.flags;
       const beat = (): void => {
-        void flags.beat('executor', this.#clock.now(), 15_000).catch(() => undefined);
+        void flags
+          .beat('executor', Math.floor(this.#clock.now()), BEAT_TTL_MS)
+          .catch(() => undefined);
       };
       beat();
-      this.#beat = setInterval(beat, 5_000);
+      this.#beat = setInterval(beat, BEAT_EVERY_MS);
     }
   }
 
@@ -159,6 +169,7 @@ export class Executor {
 
   async #tick(): Promise<void> {
     if (this.#stopping) return;
+    await this.#followHalt();
     await Promise.all(
       this.#pairs().map(async (p) => {
         try {
@@ -176,6 +187,19 @@ export class Executor {
           );
         }
       }),
+    );
+  }
+
+  /** Tells the pairs held when the halt flag is set or cleared (not the state found at start). */
+  async #followHalt(): Promise<void> {
+    const flags = this.#o.flags;
+    if (flags === undefined) return;
+    const halted = flags.current().halted;
+    const was = this.#wasHalted;
+    this.#wasHalted = halted;
+    if (was === undefined || was === halted) return;
+    await Promise.all(
+      [...this.#held.values()].map(({ pe }) => (halted ? pe.halted() : pe.resumed())),
     );
   }
 

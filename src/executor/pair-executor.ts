@@ -1,14 +1,20 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
 import { missingFromDepth, type OrderIntent } from '../core/index.js';
+import { cancelAllPenalty } from '../exchange/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
-import type { TrackedOrder } from './types.js';
+import { TERMINAL_STATES, type TrackedOrder } from './types.js';
 
+/**
+ * A halt's CancelAll is followed by the supervisor's sweep; a full sync this long after the halt
+ * was seen finds both done.
+ */
+const HALT_SYNC_DELAY_MS = 2_500;
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
 /**
@@ -40,6 +46,7 @@ export class PairExecutor {
   #reconcileTimer: NodeJS.Timeout | undefined;
   #wakeTimer: NodeJS.Timeout | undefined;
   #wakeSpin: NodeJS.Immediate | undefined;
+  #haltSyncTimer: NodeJS.Timeout | undefined;
   /**
    * Calls sent and not answered yet. Drains do not wait for answers (the slots of calls in flight
    * are busy to the planner); syncs and stop do, so a reconciliation never reads the exchange
@@ -97,6 +104,7 @@ export class PairExecutor {
     this.#stopped = true;
     clearTimeout(this.#resolveTimer);
     clearInterval(this.#reconcileTimer);
+    clearTimeout(this.#haltSyncTimer);
     this.#clearWake();
   }
 
@@ -108,6 +116,41 @@ export class PairExecutor {
 
   #landed(): Promise<unknown> {
     return Promise.all(this.#flying);
+  }
+
+  /**
+   * The halt flag was set: the supervisor's CancelAll is taking our orders off, and charges each
+   * one's age penalty to the pair. The model counts those points now, as if every order we know
+   * of was cancelled (more is safe: the first calls after a resume would otherwise find the
+   * exchange's count higher than ours), and a full sync soon after records the cancellations.
+   */
+  halted(): Promise<void> {
+    return this.#serial(async () => {
+      const ctx = this.ctx;
+      const now = ctx.now();
+      const ages = [...ctx.orders.values()]
+        .filter((o) => !TERMINAL_STATES.has(o.state) && o.slot !== 'foreign')
+        .map((o) => (o.openedAtMs > 0 ? now - o.openedAtMs : 0));
+      const points = cancelAllPenalty(ages);
+      if (points > 0) {
+        const reading = await ctx.deps.ratecount.add(ctx.id, points, now);
+        ctx.deps.metrics.ratecountLevel.set({ pair: ctx.id }, reading.level);
+      }
+      ctx.deps.log.warn(
+        { orders: ages.length, points },
+        'halted: counting the CancelAll penalty of our orders',
+      );
+      clearTimeout(this.#haltSyncTimer);
+      this.#haltSyncTimer = setTimeout(() => void this.reconcile(), HALT_SYNC_DELAY_MS);
+      this.#haltSyncTimer.unref();
+    });
+  }
+
+  /** The halt flag was cleared: what the book holds now is read, then the pair drains. */
+  async resumed(): Promise<void> {
+    clearTimeout(this.#haltSyncTimer);
+    await this.reconcile();
+    await this.wake();
   }
 
   /** A full reconciliation now (start-up runs one; so does the periodic timer). */

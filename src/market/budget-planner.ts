@@ -89,7 +89,7 @@ export function planBudget(input: BudgetInput): BudgetPlan {
   if (privateAvailable <= 1e-9) {
     const heartbeatAlone = heartbeatPerSec >= allowed;
     throw new InvalidInputError(
-      heartbeatAlone ? 'market.heartbeat.interval_ms' : 'market.private_reserve_per_sec',
+      heartbeatAlone ? 'supervisor.heartbeat.interval_s' : 'market.private_reserve_per_sec',
       `tier ${input.tier} decays ${limits.decayPerSec} REST points/s, ${fmt(allowed)}/s at utilization ${input.utilization}; ` +
         `heartbeats need ${heartbeatPerSec.toFixed(3)}/s and the reserve ${input.privateReservePerSec}/s, leaving nothing for polls`,
     );
@@ -268,18 +268,22 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
   return wishes;
 }
 
+/** The supervisor's default heartbeat: CancelAllOrdersAfter (1 REST point) every 20 s. */
+export const DEFAULT_HEARTBEAT = { intervalMs: 20_000, cost: 1 } as const;
+
 /** planBudget over wishesFor, with the numbers taken from the configuration. */
 export function planFromConfig(
   config: MarketConfig,
   tier: Tier,
   pairIds: readonly string[],
+  heartbeat: { readonly intervalMs: number; readonly cost: number } = DEFAULT_HEARTBEAT,
 ): BudgetPlan {
   return planBudget({
     tier,
     wishes: wishesFor(config, pairIds),
     utilization: config.utilization,
     privateReservePerSec: config.private_reserve_per_sec,
-    heartbeat: { intervalMs: config.heartbeat.interval_ms, cost: config.heartbeat.cost },
+    heartbeat,
     publicCallsPerSec: config.public_budget.calls_per_sec,
   });
 }

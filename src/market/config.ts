@@ -29,11 +29,6 @@ export const MarketConfig = Section({
   utilization: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.8 }),
   /** REST points per second other private readers of the key (executor reconciliation) need. */
   private_reserve_per_sec: Type.Number({ minimum: 0, default: 0 }),
-  /** The supervisor's CancelAllOrdersAfter refresh: reserved before any poll is planned. */
-  heartbeat: Section({
-    interval_ms: Type.Integer({ minimum: 1000, default: 20_000 }),
-    cost: Type.Number({ minimum: 0, default: 1 }),
-  }),
   /** The spec names no public limit; a conservative rate per client address. */
   public_budget: Section({
     calls_per_sec: Type.Number({ exclusiveMinimum: 0, default: 2 }),

@@ -6,6 +6,7 @@ export {
   LEVEL3_DEPTHS,
 } from './config.js';
 export {
+  DEFAULT_HEARTBEAT,
   planBudget,
   planFromConfig,
   wishesFor,

@@ -32,7 +32,9 @@ describe('daemon configuration', () => {
       secret_env: 'MAKERD_API_SECRET',
     });
     assert.equal(c.redis.prefix, 'makerd');
-    assert.equal(c.market.heartbeat.interval_ms, 20_000);
+    assert.equal(c.supervisor.heartbeat.interval_s, 20);
+    assert.equal(c.supervisor.heartbeat.timeout_s, 60);
+    assert.equal(c.supervisor.resume, 'operator');
     assert.equal(c.runner.intent_ttl_ms, 5_000);
     assert.deepEqual(c.pairs[0]?.strategy.options, {});
   });

@@ -23,7 +23,6 @@ describe('market config', () => {
   it('fills the documented defaults', () => {
     const c = defaults();
     assert.equal(c.utilization, 0.8);
-    assert.equal(c.heartbeat.interval_ms, 20_000);
     assert.equal(c.public_budget.calls_per_sec, 2);
     assert.equal(c.polls.open_orders.interval_ms, 3000);
     assert.equal(c.polls.grouped_book.grouping, 10);
@@ -143,16 +142,11 @@ describe('budget planner', () => {
   });
 
   it('names the heartbeat interval when heartbeats alone exceed the budget', () => {
-    const config = parseWithSchema(
-      MarketConfig,
-      { heartbeat: { interval_ms: 2000, cost: 1 } },
-      'market',
-    );
     assert.throws(
-      () => planFromConfig(config, 'starter', PAIRS_1),
+      () => planFromConfig(defaults(), 'starter', PAIRS_1, { intervalMs: 2000, cost: 1 }),
       (err: unknown) => {
         assert.ok(err instanceof InvalidInputError);
-        assert.equal(err.field, 'market.heartbeat.interval_ms');
+        assert.equal(err.field, 'supervisor.heartbeat.interval_s');
         assert.match(err.message, /tier starter decays 0\.33 REST points\/s/);
         assert.match(err.message, /heartbeats need 0\.500\/s/);
         return true;

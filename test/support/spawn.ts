@@ -43,7 +43,8 @@ export function makerd(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 export async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
+  // Ended already (an exit code, or killed by a signal): there is no 'exit' left to wait for.
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   child.kill('SIGTERM');
   const [code] = (await once(child, 'exit')) as [number | null];
   return code;

@@ -1,0 +1,75 @@
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidInputError } from '../core/index.js';
+import { createLogger, type Logger } from '../obs/index.js';
+import { loadBotConfig, type BotSettings } from './bot-config.js';
+import { packageFile } from './sim-command.js';
+import { untilSignal } from './signals.js';
+
+/** The options every role command takes. */
+export interface RoleCommandOptions {
+  readonly config?: string;
+  readonly logLevel?: string;
+  readonly statusEvery: string;
+}
+
+export interface RoleCommandContext {
+  readonly settings: BotSettings;
+  readonly log: Logger;
+  /** Relative paths in the config are read from here. */
+  readonly configDir: string;
+  /** 0: no status lines. */
+  readonly statusEveryMs: number;
+}
+
+export function withRoleOptions(command: Command): Command {
+  return command
+    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
+    .option('--log-level <level>', 'trace, debug, info, warn or error')
+    .option('--status-every <seconds>', 'log a status line this often (0: never)', '30');
+}
+
+/** Loads the config (bad input names the option or field) and the role's logger. */
+export function roleContext(role: string, opts: RoleCommandOptions): RoleCommandContext {
+  const file = opts.config ?? packageFile('config', 'paper.yaml');
+  if (file === undefined) {
+    throw new InvalidInputError('--config', 'no file given and no package config/paper.yaml found');
+  }
+  const every = Number(opts.statusEvery);
+  if (!Number.isFinite(every) || every < 0) {
+    throw new InvalidInputError(
+      '--status-every',
+      `must be a number of seconds >= 0, got ${opts.statusEvery}`,
+    );
+  }
+  const path = resolve(file);
+  const settings = loadBotConfig(path);
+  const log = createLogger({
+    level: opts.logLevel ?? settings.log.level,
+    base: { role, instance: settings.instance },
+  });
+  return { settings, log, configDir: dirname(path), statusEveryMs: every * 1000 };
+}
+
+/**
+ * Logs `status()` every statusEveryMs until SIGINT or SIGTERM, then stops the role (a second
+ * signal exits at once) and flushes the log.
+ */
+export async function runUntilSignal(
+  role: string,
+  ctx: RoleCommandContext,
+  status: () => object,
+  stop: () => Promise<void>,
+): Promise<void> {
+  const { log } = ctx;
+  const timer =
+    ctx.statusEveryMs > 0
+      ? setInterval(() => log.info(status(), `${role} status`), ctx.statusEveryMs)
+      : undefined;
+  const signal = await untilSignal();
+  clearInterval(timer);
+  log.info({ signal }, `${role} stopping`);
+  await stop();
+  log.info({}, `${role} stopped`);
+  log.flush();
+}

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { Registry } from 'prom-client';
+import {
+  roleContext,
+  runUntilSignal,
+  withRoleOptions,
+  type RoleCommandOptions,
+} from './role-command.js';
+import { startSupervisorRole } from './supervisor-role.js';
+
+export function registerSupervisorCommand(program: Command): void {
+  withRoleOptions(
+    program
+      .command('supervisor')
+      .description(
+        'run the safety supervisor alone: dead-man heartbeats, SystemStatus watch, halts (halts when stopped)',
+      ),
+  ).action(async (opts: RoleCommandOptions) => {
+    const ctx = roleContext('supervisor', opts);
+    const { settings, log } = ctx;
+    const role = await startSupervisorRole({
+      settings,
+      log,
+      registry: new Registry(),
+      configDir: ctx.configDir,
+      alone: true,
+    });
+    log.info({ url: settings.exchange.url, ...role.supervisor.status() }, 'supervisor started');
+    await runUntilSignal(
+      'supervisor',
+      ctx,
+      () => role.supervisor.status(),
+      async () => {
+        const report = await role.stop();
+        log.info({ ...report }, 'supervisor shutdown done');
+      },
+    );
+  });
+}

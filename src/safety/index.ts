@@ -1,0 +1,18 @@
+export { SupervisorConfig } from './config.js';
+export { DeadManSwitch, type DeadManClient } from './dead-man.js';
+export { SupervisorMetrics, type HaltCause } from './metrics.js';
+export {
+  decidePosture,
+  nextStepsOf,
+  windowOf,
+  type Posture,
+  type PolicyInput,
+} from './status-policy.js';
+export {
+  Supervisor,
+  type HaltFlag,
+  type StopReport,
+  type SupervisorClient,
+  type SupervisorOptions,
+  type SupervisorStatus,
+} from './supervisor.js';

@@ -1,0 +1,448 @@
+import type { HaltState, Role } from '../bus/index.js';
+import { InvalidInputError, silentLog, systemClock, type Clock, type Log } from '../core/index.js';
+import type {
+  ApiResponse,
+  CallOptions,
+  MaintenanceEvent,
+  SystemStatusResult,
+} from '../exchange/index.js';
+import type { SupervisorConfig } from './config.js';
+import { DeadManSwitch, errorText, type DeadManClient } from './dead-man.js';
+import type { HaltCause, SupervisorMetrics } from './metrics.js';
+import { decidePosture, nextStepsOf, windowOf, type Posture } from './status-policy.js';
+
+/** The halt flag and liveness beats (ControlFlags in Redis; any process may set the flag). */
+export interface HaltFlag {
+  current(): HaltState;
+  read(): Promise<HaltState>;
+  halt(reason: string, by: string, nowMs: number): Promise<boolean>;
+  resume(): Promise<boolean>;
+  alive(role: Role): Promise<number | undefined>;
+}
+
+export interface SupervisorClient extends DeadManClient {
+  systemStatus(o?: CallOptions): Promise<ApiResponse<SystemStatusResult>>;
+  maintenanceSchedule(o?: CallOptions): Promise<ApiResponse<{ events: MaintenanceEvent[] }>>;
+  cancelAll(o?: CallOptions): Promise<ApiResponse<{ count: number }>>;
+}
+
+export interface SupervisorOptions {
+  readonly client: SupervisorClient;
+  readonly flags: HaltFlag;
+  readonly config: SupervisorConfig;
+  readonly clock?: Clock;
+  readonly log?: Log;
+  readonly metrics?: SupervisorMetrics;
+  /**
+   * Set the halt flag when stopping: for a supervisor in a process of its own, whose runner and
+   * executor run on elsewhere and must not quote without a dead-man switch.
+   */
+  readonly haltOnStop?: boolean;
+}
+
+export interface SupervisorStatus {
+  readonly exchange: SystemStatusResult['status'] | 'unknown';
+  readonly posture: Posture['kind'];
+  readonly postureReason: string | undefined;
+  readonly halt: HaltState;
+  readonly deadMan: {
+    readonly triggerAtMs: number | undefined;
+    readonly lastAckMs: number | undefined;
+  };
+  readonly rolesAlive: Readonly<Record<string, boolean>>;
+}
+
+export interface StopReport {
+  /** Orders CancelAll reported cancelled; undefined when not asked or it failed. */
+  readonly cancelled: number | undefined;
+  readonly disarmed: boolean;
+}
+
+const BY = 'supervisor';
+const CANCEL_ATTEMPTS = 3;
+const CANCEL_RETRY_MS = 500;
+/** While the timer has never been armed, heartbeats are retried this often. */
+const UNARMED_RETRY_MS = 1_000;
+
+/**
+ * The safety supervisor (DESIGN.md §3.8): keeps the CancelAllOrdersAfter timer armed while the
+ * runner and executor prove they are alive, watches SystemStatus and the maintenance schedule,
+ * and turns every halt (an emergency, a maintenance window, an operator's `makerd halt`) into the
+ * halt flag plus CancelAll. Halts stop quoting because every role obeys the flag; CancelAll takes
+ * what is on the book off at once, even when the executor is hung.
+ */
+export class Supervisor {
+  readonly #o: SupervisorOptions;
+  readonly #clock: Clock;
+  readonly #log: Log;
+  readonly #deadMan: DeadManSwitch;
+  readonly #abort = new AbortController();
+  #loops: Promise<void>[] = [];
+  #status: SystemStatusResult | undefined;
+  /** Maintenance events seen, kept until they end (SystemStatus drops one once it starts). */
+  readonly #events = new Map<number, MaintenanceEvent>();
+  #scheduleDueMs = 0;
+  #posture: Posture = { kind: 'normal' };
+  /** The maintenance window being sat out: its reason and end. */
+  #hold: { readonly eventId: number; readonly reason: string; readonly endMs: number } | undefined;
+  /** The reason of the emergency we halted for, while it lasts. */
+  #emergency: string | undefined;
+  /** The halt (flag state) whose orders were cancelled already. */
+  #swept: string | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  readonly #alive = new Map<Role, boolean>();
+  #stopped = false;
+  /**
+   * Steps run one at a time: a heartbeat read before a maintenance hold began must not re-arm the
+   * timer the hold has just disarmed.
+   */
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(options: SupervisorOptions) {
+    const hb = options.config.heartbeat;
+    if (hb.interval_s >= hb.timeout_s) {
+      throw new InvalidInputError(
+        'supervisor.heartbeat.interval_s',
+        `must be under timeout_s (${hb.timeout_s}), got ${hb.interval_s}: the timer would fire between heartbeats`,
+      );
+    }
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.log ?? silentLog;
+    this.#deadMan = new DeadManSwitch({
+      client: options.client,
+      timeoutS: hb.timeout_s,
+      clock: this.#clock,
+      log: this.#log,
+      metrics: options.metrics,
+    });
+  }
+
+  get deadMan(): DeadManSwitch {
+    return this.#deadMan;
+  }
+
+  /** Reads the flag and the exchange's status, arms the timer if the roles are alive, then loops. */
+  async start(): Promise<void> {
+    await this.#o.flags.read();
+    await this.checkStatus();
+    await this.heartbeat();
+    const { config } = this.#o;
+    this.#loops = [
+      this.#every(
+        () => config.status.interval_ms,
+        () => this.checkStatus(),
+      ),
+      this.#every(
+        () =>
+          this.#deadMan.lastAckMs === undefined && this.#hold === undefined
+            ? UNARMED_RETRY_MS
+            : config.heartbeat.interval_s * 1000,
+        () => this.heartbeat(),
+      ),
+    ];
+  }
+
+  /**
+   * Stops the loops; then, within shutdown.timeout_ms, halts (haltOnStop), cancels every order of
+   * the key (`cancel`, default shutdown.cancel_orders) and disarms the timer, in that order: the
+   * timer stays armed until the orders are gone.
+   */
+  async stop(options: { cancel?: boolean } = {}): Promise<StopReport> {
+    if (this.#stopped) return { cancelled: undefined, disarmed: false };
+    this.#stopped = true;
+    this.#abort.abort(new Error('supervisor stopped'));
+    clearTimeout(this.#sweepTimer);
+    await Promise.all(this.#loops);
+    await this.#chain;
+    const { config } = this.#o;
+    const cancel = options.cancel ?? config.shutdown.cancel_orders;
+    const work = (async (): Promise<StopReport> => {
+      if (this.#o.haltOnStop === true) {
+        await this.#o.flags
+          .halt('supervisor stopped: no dead-man switch', BY, this.#clock.now())
+          .catch((err: unknown) => this.#log.error({ err: errorText(err) }, 'halt on stop failed'));
+      }
+      const cancelled = cancel ? await this.#cancelAll() : undefined;
+      const disarmed = await this.#deadMan.disarm();
+      return { cancelled, disarmed };
+    })();
+    const timeout = new Promise<StopReport>((resolve) => {
+      const t = setTimeout(() => {
+        this.#log.error(
+          { timeoutMs: config.shutdown.timeout_ms },
+          'supervisor shutdown timed out: orders may be left, the dead-man timer may still be armed',
+        );
+        resolve({ cancelled: undefined, disarmed: false });
+      }, config.shutdown.timeout_ms);
+      t.unref();
+      void work.finally(() => clearTimeout(t));
+    });
+    return Promise.race([work, timeout]);
+  }
+
+  /** One status round: SystemStatus (and the schedule when due), then what it asks for. */
+  checkStatus(): Promise<void> {
+    return this.#serial(() => this.#checkStatus());
+  }
+
+  /** One heartbeat: refreshes the timer only while every watched role proves it is alive. */
+  heartbeat(): Promise<void> {
+    return this.#serial(() => this.#heartbeat());
+  }
+
+  #serial(step: () => Promise<void>): Promise<void> {
+    const run = this.#chain.then(step);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #checkStatus(): Promise<void> {
+    const { client, config, metrics } = this.#o;
+    try {
+      this.#status = (await client.systemStatus()).result;
+      for (const e of this.#status.upcoming_maintenance ?? []) this.#events.set(e.event_id, e);
+    } catch (err) {
+      this.#log.warn({ err: errorText(err) }, 'SystemStatus poll failed');
+    }
+    const now = this.#clock.now();
+    if (now >= this.#scheduleDueMs) {
+      try {
+        const { events } = (await client.maintenanceSchedule()).result;
+        for (const e of events) this.#events.set(e.event_id, e);
+        this.#scheduleDueMs = now + config.status.schedule_interval_ms;
+      } catch (err) {
+        this.#log.warn({ err: errorText(err) }, 'MaintenanceSchedule poll failed');
+      }
+    }
+    for (const [id, e] of this.#events) {
+      if ((windowOf(e, 0)?.endMs ?? 0) <= now) this.#events.delete(id);
+    }
+    if (metrics !== undefined && this.#status !== undefined) {
+      for (const s of ['online', 'maintenance', 'cancel_only', 'post_only'] as const) {
+        metrics.exchangeStatus.set({ status: s }, this.#status.status === s ? 1 : 0);
+      }
+    }
+    this.#posture = decidePosture({
+      status: this.#status,
+      maintenance: [...this.#events.values()],
+      nowMs: now,
+      haltOnServices: config.status.halt_on_services,
+      leadMs: config.maintenance.lead_s * 1000,
+    });
+    await this.#follow(this.#posture);
+    await this.#enforceHalt();
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (this.#hold !== undefined || this.#stopped) return;
+    const { flags, config, metrics } = this.#o;
+    const now = this.#clock.now();
+    const dead: { role: Role; lastBeatAgeMs: number | undefined }[] = [];
+    for (const role of config.heartbeat.roles) {
+      let at: number | undefined;
+      try {
+        at = await flags.alive(role);
+      } catch (err) {
+        this.#log.warn({ role, err: errorText(err) }, 'reading a liveness beat failed');
+      }
+      const alive = at !== undefined && now - at <= config.heartbeat.liveness_max_age_ms;
+      metrics?.roleAlive.set({ role }, alive ? 1 : 0);
+      if (!alive) dead.push({ role, lastBeatAgeMs: at === undefined ? undefined : now - at });
+      const was = this.#alive.get(role);
+      this.#alive.set(role, alive);
+      if (was === true && !alive) {
+        this.#log.error(
+          { role, lastBeatAgeMs: at === undefined ? undefined : now - at },
+          'role not alive: heartbeats stop, the exchange cancels every order at the trigger time',
+        );
+      } else if (was === false && alive) {
+        this.#log.info({ role }, 'role alive again: heartbeats resume');
+      }
+    }
+    if (dead.length > 0) {
+      metrics?.heartbeats.inc({ outcome: 'skipped' });
+      return;
+    }
+    await this.#deadMan.refresh();
+  }
+
+  status(): SupervisorStatus {
+    const posture = this.#posture;
+    return {
+      exchange: this.#status?.status ?? 'unknown',
+      posture: posture.kind,
+      postureReason: posture.kind === 'normal' ? undefined : posture.reason,
+      halt: this.#o.flags.current(),
+      deadMan: { triggerAtMs: this.#deadMan.triggerAtMs, lastAckMs: this.#deadMan.lastAckMs },
+      rolesAlive: Object.fromEntries(this.#alive),
+    };
+  }
+
+  async #follow(posture: Posture): Promise<void> {
+    const { metrics, config } = this.#o;
+    metrics?.emergency.set(posture.kind === 'emergency' ? 1 : 0);
+    if (posture.kind === 'emergency') {
+      if (this.#emergency !== posture.reason) {
+        this.#emergency = posture.reason;
+        const e = posture.event;
+        this.#log.error(
+          {
+            title: e.title,
+            eventId: e.event_id,
+            incidentStatus: e.incident_status,
+            impact: e.impact,
+            affectedServices: e.affected_services,
+            nextSteps: nextStepsOf(e),
+            sourceUrl: e.source_url,
+          },
+          'exchange emergency: halting and cancelling every order',
+        );
+        await this.#haltFor(posture.reason, 'emergency');
+      }
+    } else if (this.#emergency !== undefined) {
+      const reason = this.#emergency;
+      this.#emergency = undefined;
+      if (config.resume === 'auto') await this.#resumeIf(reason, 'exchange emergency over');
+      else {
+        this.#log.warn(
+          { reason },
+          'exchange emergency over: makerd stays halted until an operator resumes (makerd resume)',
+        );
+      }
+    }
+
+    if (posture.kind === 'maintenance') {
+      if (this.#hold?.eventId !== posture.event.event_id) {
+        this.#hold = {
+          eventId: posture.event.event_id,
+          reason: posture.reason,
+          endMs: posture.endMs,
+        };
+        this.#log.warn(
+          {
+            title: posture.event.title,
+            eventId: posture.event.event_id,
+            start: posture.event.expected_start_utc,
+            end: posture.event.expected_end_utc,
+            cancelAt: new Date(posture.cancelAtMs).toISOString(),
+          },
+          'scheduled maintenance ahead: cancelling every order and disarming the dead-man timer',
+        );
+        await this.#haltFor(posture.reason, 'maintenance');
+        await this.#deadMan.disarm();
+      }
+    } else if (this.#hold !== undefined && this.#status?.status === 'online') {
+      // The window has passed (or the event was withdrawn) and the exchange trades again.
+      const hold = this.#hold;
+      this.#hold = undefined;
+      await this.#resumeIf(hold.reason, 'maintenance over');
+      await this.#heartbeat();
+    }
+  }
+
+  /** Sets the flag (keeping an earlier halt's reason) and takes every order off now. */
+  async #haltFor(reason: string, cause: HaltCause): Promise<void> {
+    const { flags, metrics } = this.#o;
+    try {
+      await flags.halt(reason, BY, this.#clock.now());
+    } catch (err) {
+      // Cancelling matters more than the flag: go on, and say so.
+      this.#log.error({ err: errorText(err), reason }, 'setting the halt flag failed');
+    }
+    metrics?.halts.inc({ cause });
+    this.#swept = sweepKey(flags.current());
+    await this.#cancelAllAndSweep();
+  }
+
+  /** A halt set elsewhere (an operator's `makerd halt`) gets its orders cancelled here, once. */
+  async #enforceHalt(): Promise<void> {
+    const state = this.#o.flags.current();
+    this.#o.metrics?.halted.set(state.halted ? 1 : 0);
+    if (!state.halted) {
+      this.#swept = undefined;
+      return;
+    }
+    const key = sweepKey(state);
+    if (key === this.#swept) return;
+    this.#swept = key;
+    if (state.by !== BY) this.#o.metrics?.halts.inc({ cause: 'operator' });
+    this.#log.warn(
+      { reason: state.reason, by: state.by },
+      'halt flag set: cancelling every order of the key',
+    );
+    await this.#cancelAllAndSweep();
+  }
+
+  async #resumeIf(reason: string, why: string): Promise<void> {
+    const state = this.#o.flags.current();
+    if (!state.halted || state.by !== BY || state.reason !== reason) {
+      if (state.halted) {
+        this.#log.warn(
+          { why, haltReason: state.reason, by: state.by },
+          'not resuming: the halt in force is not the one the supervisor set',
+        );
+      }
+      return;
+    }
+    await this.#o.flags.resume();
+    this.#swept = undefined;
+    this.#log.info({ why, reason }, 'resumed');
+  }
+
+  async #cancelAllAndSweep(): Promise<void> {
+    await this.#cancelAll();
+    const sweepMs = this.#o.config.halt_sweep_ms;
+    if (sweepMs === 0 || this.#stopped) return;
+    clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = setTimeout(() => {
+      if (this.#o.flags.current().halted) void this.#cancelAll();
+    }, sweepMs);
+    this.#sweepTimer.unref();
+  }
+
+  /** CancelAll, retried: it is safe to repeat and a halt depends on it. */
+  async #cancelAll(): Promise<number | undefined> {
+    const { client, metrics } = this.#o;
+    for (let attempt = 1; attempt <= CANCEL_ATTEMPTS; attempt++) {
+      try {
+        const { result } = await client.cancelAll({ priority: 'high' });
+        metrics?.cancelAlls.inc({ outcome: 'ok' });
+        this.#log.info({ count: result.count }, 'CancelAll done');
+        return result.count;
+      } catch (err) {
+        metrics?.cancelAlls.inc({ outcome: 'failed' });
+        this.#log.error({ err: errorText(err), attempt }, 'CancelAll failed');
+        if (attempt < CANCEL_ATTEMPTS) await sleepQuietly(CANCEL_RETRY_MS);
+      }
+    }
+    return undefined;
+  }
+
+  /** Runs `step` now and then every `intervalMs()` until stop(); a failing step is logged. */
+  #every(intervalMs: () => number, step: () => Promise<void>): Promise<void> {
+    const signal = this.#abort.signal;
+    return (async () => {
+      while (!signal.aborted) {
+        try {
+          await this.#clock.sleep(intervalMs(), signal);
+        } catch {
+          return;
+        }
+        try {
+          await step();
+        } catch (err) {
+          this.#log.error({ err: errorText(err) }, 'supervisor step failed');
+        }
+      }
+    })();
+  }
+}
+
+function sweepKey(state: HaltState): string {
+  return `${state.by ?? ''}|${state.sinceMs ?? ''}|${state.reason ?? ''}`;
+}
+
+function sleepQuietly(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { stringify } from 'yaml';
+import { ControlFlags } from '../../src/bus/index.js';
+import type { SpotClient } from '../../src/exchange/index.js';
+import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
+import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
+import { BIN, makerd, stop } from '../support/spawn.js';
+
+const run = promisify(execFile);
+
+interface SimState {
+  open_orders: { key: string }[];
+  dead_man: Record<string, { trigger_at: number }>;
+  dead_man_firings: { key: string; atMs: number; cancelled: number }[];
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 15_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('makerd supervisor, halt, resume', () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  let sim: TestSim;
+  let key: KeyPair;
+  let client: SpotClient;
+  let prefix: string;
+  let config: string;
+  let env: NodeJS.ProcessEnv;
+  let beating: NodeJS.Timeout | undefined;
+
+  beforeEach(async () => {
+    sim = await startTestSim();
+    // The test's client and the supervisor's take nonces from different sources.
+    key = sim.addAccount({ nonceWindow: 10_000 });
+    client = sim.client({ key });
+    prefix = freshPrefix();
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-supervisor-'));
+    config = join(dir, 'makerd.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        exchange: {
+          url: sim.url,
+          credentials: { from: 'env', key_env: 'TEST_KEY', secret_env: 'TEST_SECRET' },
+        },
+        redis: { url: REDIS_URL, prefix },
+        pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }],
+        supervisor: {
+          heartbeat: { timeout_s: 2, interval_s: 0.5, liveness_max_age_ms: 1_000 },
+          status: { interval_ms: 250 },
+        },
+      }),
+    );
+    env = { TEST_KEY: key.apiKey, TEST_SECRET: key.apiSecret, MAKERD_LOG_LEVEL: 'info' };
+    // The runner and executor, as far as the supervisor can tell.
+    const flags = new ControlFlags({ connection: redis, prefix });
+    const beat = (): void => {
+      void flags.beat('runner', Date.now(), 1_000);
+      void flags.beat('executor', Date.now(), 1_000);
+    };
+    beat();
+    beating = setInterval(beat, 200);
+  });
+  afterEach(async () => {
+    clearInterval(beating);
+    await sim.close();
+    await deleteKeys(redis, prefix);
+  });
+  after(() => redis.disconnect());
+
+  const state = async (): Promise<SimState> =>
+    (await sim.admin('GET', '/_sim/state')).body as SimState;
+  const ours = async () => (await state()).open_orders.filter((o) => o.key === key.apiKey);
+  const placeBids = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      await client.addOrder({
+        pair: 'XBTUSD',
+        type: 'buy',
+        ordertype: 'limit',
+        price: `${30_000 + i}.0`,
+        volume: '0.01',
+      });
+    }
+  };
+  const armed = () =>
+    until('the dead-man timer armed', async () => (await state()).dead_man[key.apiKey]);
+
+  void it('kill -9 leaves the timer armed: the exchange cancels every order when it fires', async (t) => {
+    const sup = makerd(['supervisor', '--config', config, '--status-every', '0'], env);
+    try {
+      await sup.waitFor('supervisor started');
+      await placeBids(2);
+      await armed();
+      sup.child.kill('SIGKILL');
+      await once(sup.child, 'exit');
+      const killedAt = Date.now();
+      const firing = await until('the dead-man firing', async () =>
+        (await state()).dead_man_firings.find((f) => f.key === key.apiKey),
+      );
+      assert.equal(firing.cancelled, 2);
+      assert.deepEqual(await ours(), []);
+      assert.ok(firing.atMs - killedAt <= 2_000 + 500, `${firing.atMs - killedAt} ms after kill`);
+      t.diagnostic(
+        `kill -9 → all orders cancelled by the exchange: ${firing.atMs - killedAt} ms (timeout 2 s)`,
+      );
+    } finally {
+      await stop(sup.child);
+    }
+  });
+
+  void it('SIGTERM cancels every order, disarms the timer and halts (it ran alone)', async (t) => {
+    const sup = makerd(['supervisor', '--config', config, '--status-every', '0'], env);
+    await sup.waitFor('supervisor started');
+    await placeBids(2);
+    await armed();
+    const termAt = Date.now();
+    assert.equal(await stop(sup.child), 0);
+    t.diagnostic(`SIGTERM → orders cancelled, timer disarmed, exited: ${Date.now() - termAt} ms`);
+    const done = sup.lines.find((l) => l.msg === 'supervisor shutdown done');
+    assert.equal(done?.cancelled, 2);
+    assert.equal(done?.disarmed, true);
+    assert.deepEqual(await ours(), []);
+    assert.equal((await state()).dead_man[key.apiKey], undefined);
+    const flags = new ControlFlags({ connection: redis, prefix });
+    assert.equal((await flags.read()).reason, 'supervisor stopped: no dead-man switch');
+    assert.equal(
+      sup.lines.some((l) => JSON.stringify(l).includes(key.apiSecret)),
+      false,
+      'the secret never reaches the log',
+    );
+  });
+
+  void it('makerd halt sets the flag and cancels every order; makerd resume clears it', async (t) => {
+    await placeBids(3);
+    const haltAt = Date.now();
+    const halted = await run(
+      process.execPath,
+      [BIN, 'halt', '--config', config, '--reason', 'cli test'],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
+    const out = JSON.parse(halted.stdout) as Record<string, unknown>;
+    assert.equal(out.halted, true);
+    assert.equal(out.reason, 'cli test');
+    assert.equal(out.cancelled, 3);
+    assert.match(String(out.by), /^operator:/);
+    assert.deepEqual(await ours(), []);
+    t.diagnostic(`makerd halt → all orders cancelled, command done: ${Date.now() - haltAt} ms`);
+    const flags = new ControlFlags({ connection: redis, prefix });
+    assert.equal((await flags.read()).halted, true);
+
+    const resumed = await run(process.execPath, [BIN, 'resume', '--config', config], {
+      env: { ...process.env, ...env },
+    });
+    assert.deepEqual(JSON.parse(resumed.stdout), { resumed: true, was: 'cli test' });
+    assert.equal((await flags.read()).halted, false);
+  });
+});
