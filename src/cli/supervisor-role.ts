@@ -2,9 +2,10 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { Logger } from '../obs/index.js';
-import { Supervisor, SupervisorMetrics, type StopReport } from '../safety/index.js';
+import { Supervisor, SupervisorMetrics, checkLossQuote, type StopReport } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { openRoleBase } from './role-base.js';
+import { trackerRiskSource } from './risk-source.js';
 
 export interface SupervisorRoleParts {
   readonly settings: BotSettings;
@@ -28,8 +29,12 @@ export interface SupervisorRole {
 export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<SupervisorRole> {
   const { settings, log } = parts;
   const base = await openRoleBase(settings, parts);
-  const { clock, client, flags } = base;
+  const { clock, client, flags, redis, pairs } = base;
   try {
+    checkLossQuote(
+      settings.supervisor.risk,
+      pairs.map((p) => p.quote),
+    );
     const supervisor = new Supervisor({
       client,
       flags,
@@ -38,6 +43,7 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       log: log.child({ component: 'supervisor' }),
       metrics: new SupervisorMetrics(parts.registry, clock),
       haltOnStop: parts.alone,
+      risk: trackerRiskSource({ redis, prefix: settings.redis.prefix, client, pairs, clock }),
     });
     await supervisor.start();
     return {

@@ -8,6 +8,7 @@ import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
+import { FOREIGN_SLOT } from './tracker/index.js';
 import { TERMINAL_STATES, type TrackedOrder } from './types.js';
 
 /**
@@ -129,7 +130,7 @@ export class PairExecutor {
       const ctx = this.ctx;
       const now = ctx.now();
       const ages = [...ctx.orders.values()]
-        .filter((o) => !TERMINAL_STATES.has(o.state) && o.slot !== 'foreign')
+        .filter((o) => !TERMINAL_STATES.has(o.state) && o.slot !== FOREIGN_SLOT)
         .map((o) => (o.openedAtMs > 0 ? now - o.openedAtMs : 0));
       const points = cancelAllPenalty(ages);
       if (points > 0) {

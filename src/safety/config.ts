@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RiskConfig } from './risk-config.js';
 
 /** `supervisor:` in the daemon's YAML: the dead-man switch, the status watch, halts. */
 export const SupervisorConfig = Type.Object(
@@ -62,6 +63,7 @@ export const SupervisorConfig = Type.Object(
      * the halt flag (others read it every second) may have placed an order in between.
      */
     halt_sweep_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_500 }),
+    risk: RiskConfig,
     shutdown: Type.Object(
       {
         /** Cancel every order of the key on a clean shutdown (then disarm the timer). */

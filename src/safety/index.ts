@@ -8,8 +8,11 @@ export {
   type Posture,
   type PolicyInput,
 } from './status-policy.js';
+export { RiskConfig, type PairLimits } from './risk-config.js';
+export { RiskGuard, checkLossQuote, type Breach, type PairRisk, type RiskOrder } from './risk.js';
 export {
   Supervisor,
+  type RiskSource,
   type HaltFlag,
   type StopReport,
   type SupervisorClient,

@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../core/index.js';
 
 /** Why makerd halted: the `cause` label of makerd_halts_total. */
-export type HaltCause = 'emergency' | 'maintenance' | 'operator' | 'shutdown';
+export type HaltCause = 'emergency' | 'maintenance' | 'operator' | 'risk';
 
 /** The supervisor's metric families (DESIGN.md §4). */
 export class SupervisorMetrics {
@@ -14,6 +14,7 @@ export class SupervisorMetrics {
   readonly exchangeStatus: Gauge<'status'>;
   readonly emergency: Gauge;
   readonly roleAlive: Gauge<'role'>;
+  readonly riskBreaches: Counter<'limit'>;
   /** Epoch ms of the last heartbeat the exchange acknowledged; NaN before the first. */
   readonly #beat = { lastMs: Number.NaN };
 
@@ -65,6 +66,12 @@ export class SupervisorMetrics {
     this.emergency = new Gauge({
       name: 'makerd_exchange_emergency',
       help: '1 while SystemStatus reports an emergency that halts makerd',
+      registers,
+    });
+    this.riskBreaches = new Counter({
+      name: 'makerd_risk_breaches_total',
+      help: 'Risk limits breached (each halts), by limit name',
+      labelNames: ['limit'],
       registers,
     });
     this.roleAlive = new Gauge({

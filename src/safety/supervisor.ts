@@ -9,6 +9,7 @@ import type {
 import type { SupervisorConfig } from './config.js';
 import { DeadManSwitch, errorText, type DeadManClient } from './dead-man.js';
 import type { HaltCause, SupervisorMetrics } from './metrics.js';
+import { RiskGuard, type Breach, type PairRisk } from './risk.js';
 import { decidePosture, nextStepsOf, windowOf, type Posture } from './status-policy.js';
 
 /** The halt flag and liveness beats (ControlFlags in Redis; any process may set the flag). */
@@ -26,6 +27,11 @@ export interface SupervisorClient extends DeadManClient {
   cancelAll(o?: CallOptions): Promise<ApiResponse<{ count: number }>>;
 }
 
+/** Positions, our orders and prices for the risk limits (the tracker and Ticker, in src/cli). */
+export interface RiskSource {
+  read(): Promise<PairRisk[]>;
+}
+
 export interface SupervisorOptions {
   readonly client: SupervisorClient;
   readonly flags: HaltFlag;
@@ -38,6 +44,8 @@ export interface SupervisorOptions {
    * executor run on elsewhere and must not quote without a dead-man switch.
    */
   readonly haltOnStop?: boolean;
+  /** Without one, the risk limits are not checked (and status says so). */
+  readonly risk?: RiskSource;
 }
 
 export interface SupervisorStatus {
@@ -50,6 +58,8 @@ export interface SupervisorStatus {
     readonly lastAckMs: number | undefined;
   };
   readonly rolesAlive: Readonly<Record<string, boolean>>;
+  /** The last risk limit breached, if any; `unchecked` without a risk source. */
+  readonly risk: Breach | 'ok' | 'unchecked';
 }
 
 export interface StopReport {
@@ -97,6 +107,10 @@ export class Supervisor {
    * timer the hold has just disarmed.
    */
   #chain: Promise<unknown> = Promise.resolve();
+  readonly #guard: RiskGuard;
+  #breach: Breach | undefined;
+  /** When the risk inputs were last read; unreadable for stale_after_s counts as stale data. */
+  #riskReadAtMs: number | undefined;
 
   constructor(options: SupervisorOptions) {
     const hb = options.config.heartbeat;
@@ -109,6 +123,7 @@ export class Supervisor {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLog;
+    this.#guard = new RiskGuard(options.config.risk);
     this.#deadMan = new DeadManSwitch({
       client: options.client,
       timeoutS: hb.timeout_s,
@@ -141,6 +156,16 @@ export class Supervisor {
         () => this.heartbeat(),
       ),
     ];
+    if (this.#o.risk !== undefined) {
+      this.#riskReadAtMs = this.#clock.now();
+      await this.checkRisk();
+      this.#loops.push(
+        this.#every(
+          () => config.risk.interval_ms,
+          () => this.checkRisk(),
+        ),
+      );
+    }
   }
 
   /**
@@ -189,6 +214,44 @@ export class Supervisor {
   /** One heartbeat: refreshes the timer only while every watched role proves it is alive. */
   heartbeat(): Promise<void> {
     return this.#serial(() => this.#heartbeat());
+  }
+
+  /** One risk round: reads positions, orders and prices; a breach halts with its reason. */
+  checkRisk(): Promise<void> {
+    return this.#serial(() => this.#checkRisk());
+  }
+
+  async #checkRisk(): Promise<void> {
+    const source = this.#o.risk;
+    if (source === undefined || this.#stopped) return;
+    const now = this.#clock.now();
+    let breach: Breach | undefined;
+    try {
+      breach = this.#guard.check(await source.read(), now);
+      this.#riskReadAtMs = now;
+    } catch (err) {
+      this.#log.warn({ err: errorText(err) }, 'reading the risk inputs failed');
+      const staleMs = this.#o.config.risk.stale_after_s * 1000;
+      if (now - (this.#riskReadAtMs ?? now) <= staleMs) return;
+      breach = {
+        limit: 'stale_after_s',
+        pair: undefined,
+        reason: `risk inputs unreadable for ${((now - (this.#riskReadAtMs ?? now)) / 1000).toFixed(1)} s`,
+      };
+    }
+    if (breach === undefined) {
+      this.#breach = undefined;
+      return;
+    }
+    const first = this.#breach?.reason !== breach.reason || !this.#o.flags.current().halted;
+    this.#breach = breach;
+    if (!first) return;
+    this.#o.metrics?.riskBreaches.inc({ limit: breach.limit });
+    this.#log.error(
+      { limit: breach.limit, pair: breach.pair, reason: breach.reason },
+      'risk limit breached: halting and cancelling every order',
+    );
+    await this.#haltFor(`risk: ${breach.reason}`, 'risk');
   }
 
   #serial(step: () => Promise<void>): Promise<void> {
@@ -276,6 +339,7 @@ export class Supervisor {
       halt: this.#o.flags.current(),
       deadMan: { triggerAtMs: this.#deadMan.triggerAtMs, lastAckMs: this.#deadMan.lastAckMs },
       rolesAlive: Object.fromEntries(this.#alive),
+      risk: this.#o.risk === undefined ? 'unchecked' : (this.#breach ?? 'ok'),
     };
   }
 

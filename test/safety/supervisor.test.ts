@@ -5,7 +5,12 @@ import { Registry } from 'prom-client';
 import { ControlFlags } from '../../src/bus/index.js';
 import { InvalidInputError, parseWithSchema, systemClock } from '../../src/core/index.js';
 import type { SpotClient } from '../../src/exchange/index.js';
-import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
+import {
+  Supervisor,
+  SupervisorConfig,
+  SupervisorMetrics,
+  type RiskSource,
+} from '../../src/safety/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { logCollector, type LogEntry } from './log-collector.js';
@@ -102,7 +107,11 @@ describe('Supervisor', () => {
     }
     assert.equal((await ours()).length, n);
   };
-  const start = async (over: Record<string, unknown> = {}, haltOnStop = false) => {
+  const start = async (
+    over: Record<string, unknown> = {},
+    haltOnStop = false,
+    risk?: RiskSource,
+  ) => {
     await flags.read();
     registry = new Registry();
     supervisor = new Supervisor({
@@ -113,6 +122,7 @@ describe('Supervisor', () => {
       log: logCollector(logs),
       metrics: new SupervisorMetrics(registry, systemClock),
       haltOnStop,
+      ...(risk === undefined ? {} : { risk }),
     });
     await supervisor.start();
     return supervisor;
@@ -315,6 +325,27 @@ describe('Supervisor', () => {
     assert.deepEqual(await ours(), []);
     assert.equal((await state()).dead_man[sim.key.apiKey], undefined);
     assert.equal(flags.current().reason, 'supervisor stopped: no dead-man switch');
+  });
+
+  void it('halts when the risk inputs stay unreadable for longer than stale_after_s', async () => {
+    beatRoles();
+    await placeBids(1);
+    let reads = 0;
+    const broken: RiskSource = {
+      read: () => {
+        reads += 1;
+        return Promise.reject(new Error('Redis down'));
+      },
+    };
+    await start({ risk: { interval_ms: 100, stale_after_s: 0.5 } }, false, broken);
+    assert.equal(flags.current().halted, false, 'not at the first failed read');
+    await until('halted', () => (flags.current().halted ? true : undefined), 3_000);
+    assert.match(String(flags.current().reason), /^risk: risk inputs unreadable for 0\.[5-9] s$/);
+    assert.ok(reads >= 5);
+    await until('our order cancelled', async () =>
+      (await ours()).length === 0 ? true : undefined,
+    );
+    assert.equal(await metric(/^makerd_halts_total\{cause="risk"\} (\S+)$/m), 1);
   });
 
   void it('refuses a heartbeat interval at or over the timeout, naming the field', () => {

@@ -1,0 +1,205 @@
+import { Decimal, InvalidInputError, dec, toWire, type Side } from '../core/index.js';
+import type { PairLimits, RiskConfig } from './risk-config.js';
+
+/** One of our orders resting on the book. */
+export interface RiskOrder {
+  readonly side: Side;
+  readonly price: Decimal;
+  /** Remaining volume. */
+  readonly volume: Decimal;
+}
+
+/** What the guard looks at for one pair. */
+export interface PairRisk {
+  /** Exchange pair id. */
+  readonly pair: string;
+  readonly altname: string;
+  readonly quoteAsset: string;
+  readonly base: Decimal;
+  readonly quote: Decimal;
+  readonly avgPrice: Decimal;
+  readonly realizedPnl: Decimal;
+  /** Fills since records began (a running count). */
+  readonly fills: number;
+  readonly mid: Decimal | undefined;
+  /** When the mid was read from the exchange (epoch ms). */
+  readonly midAtMs: number | undefined;
+  readonly orders: readonly RiskOrder[];
+}
+
+export interface Breach {
+  /** The limit's config name (max_base, max_loss, stale_after_s...). */
+  readonly limit: string;
+  readonly pair: string | undefined;
+  /** For people: what, how much, against what limit. */
+  readonly reason: string;
+}
+
+const TEN_K = dec(10_000);
+const DAY_MS = 86_400_000;
+
+/**
+ * Checks positions, orders and prices against the configured limits. Keeps what the loss and
+ * fill-rate limits measure from: the marked PnL when it started and at each UTC midnight, and the
+ * recent fill counts. The first breach found is returned; the supervisor halts on it.
+ */
+export class RiskGuard {
+  readonly #config: RiskConfig;
+  #startPnl: Decimal | undefined;
+  #day: { readonly index: number; readonly pnl: Decimal } | undefined;
+  /** (time, fills) samples within the fill-rate window, per pair. */
+  readonly #fillSamples = new Map<string, { atMs: number; fills: number }[]>();
+
+  constructor(config: RiskConfig) {
+    this.#config = config;
+  }
+
+  check(pairs: readonly PairRisk[], nowMs: number): Breach | undefined {
+    for (const p of pairs) {
+      const breach = this.#pairBreach(p, nowMs);
+      if (breach !== undefined) return breach;
+    }
+    return this.#lossBreach(pairs, nowMs);
+  }
+
+  #pairBreach(p: PairRisk, nowMs: number): Breach | undefined {
+    const c = this.#config;
+    const limits = this.limitsOf(p);
+    const at = (limit: string, reason: string): Breach => ({
+      limit,
+      pair: p.pair,
+      reason: `${p.altname}: ${reason}`,
+    });
+    const over = (value: Decimal, max: string | undefined): boolean =>
+      max !== undefined && value.abs().greaterThan(dec(max));
+
+    if (over(p.base, limits.max_base)) {
+      return at('max_base', `base position ${toWire(p.base)} beyond max_base ${limits.max_base}`);
+    }
+    if (over(p.quote, limits.max_quote)) {
+      return at(
+        'max_quote',
+        `quote position ${toWire(p.quote)} beyond max_quote ${limits.max_quote}`,
+      );
+    }
+    if (limits.max_open_orders !== undefined && p.orders.length > limits.max_open_orders) {
+      return at(
+        'max_open_orders',
+        `${p.orders.length} orders open, max_open_orders ${limits.max_open_orders}`,
+      );
+    }
+    for (const o of p.orders) {
+      if (over(o.volume, limits.max_order_volume)) {
+        return at(
+          'max_order_volume',
+          `${o.side} order of ${toWire(o.volume)} beyond max_order_volume ${limits.max_order_volume}`,
+        );
+      }
+      const notional = o.price.times(o.volume);
+      if (over(notional, limits.max_order_notional)) {
+        return at(
+          'max_order_notional',
+          `${o.side} order worth ${toWire(notional)} beyond max_order_notional ${limits.max_order_notional}`,
+        );
+      }
+    }
+    const bids = p.orders.filter((o) => o.side === 'buy').map((o) => o.price);
+    const asks = p.orders.filter((o) => o.side === 'sell').map((o) => o.price);
+    if (bids.length > 0 && asks.length > 0) {
+      const bestBid = Decimal.max(...bids);
+      const bestAsk = Decimal.min(...asks);
+      if (bestBid.greaterThanOrEqualTo(bestAsk)) {
+        return at(
+          'crossed_quotes',
+          `our bid ${toWire(bestBid)} crosses our ask ${toWire(bestAsk)}`,
+        );
+      }
+    }
+    if (p.mid === undefined || p.midAtMs === undefined) {
+      return at('stale_after_s', 'no market price known');
+    }
+    const ageS = (nowMs - p.midAtMs) / 1000;
+    if (ageS > c.stale_after_s) {
+      return at(
+        'stale_after_s',
+        `market data ${ageS.toFixed(1)} s old, stale_after_s ${c.stale_after_s}`,
+      );
+    }
+    for (const o of p.orders) {
+      const bps = o.price.minus(p.mid).abs().dividedBy(p.mid).times(TEN_K);
+      if (bps.greaterThan(c.quote_band_bps)) {
+        return at(
+          'quote_band_bps',
+          `${o.side} at ${toWire(o.price)} is ${bps.toFixed(0)} bps from mid ${toWire(p.mid)}, quote_band_bps ${c.quote_band_bps}`,
+        );
+      }
+    }
+    return this.#fillRateBreach(p, nowMs);
+  }
+
+  #fillRateBreach(p: PairRisk, nowMs: number): Breach | undefined {
+    const rate = this.#config.fill_rate;
+    if (rate === undefined) return undefined;
+    const windowMs = rate.window_s * 1000;
+    const samples = (this.#fillSamples.get(p.pair) ?? []).filter((s) => s.atMs >= nowMs - windowMs);
+    samples.push({ atMs: nowMs, fills: p.fills });
+    this.#fillSamples.set(p.pair, samples);
+    const fills = p.fills - (samples[0]?.fills ?? p.fills);
+    if (fills <= rate.max_fills) return undefined;
+    return {
+      limit: 'fill_rate',
+      pair: p.pair,
+      reason: `${p.altname}: ${fills} fills within ${rate.window_s} s, fill_rate.max_fills ${rate.max_fills}`,
+    };
+  }
+
+  /** Realized plus open positions marked to mid, all pairs (one quote asset). */
+  #lossBreach(pairs: readonly PairRisk[], nowMs: number): Breach | undefined {
+    const c = this.#config;
+    if (c.max_loss === undefined && c.max_daily_loss === undefined) return undefined;
+    let pnl = dec(0);
+    for (const p of pairs) {
+      if (p.mid === undefined) return undefined; // stale_after_s has said so already
+      pnl = pnl.plus(p.realizedPnl).plus(p.base.times(p.mid.minus(p.avgPrice)));
+    }
+    this.#startPnl ??= pnl;
+    const day = Math.floor(nowMs / DAY_MS);
+    if (this.#day?.index !== day) this.#day = { index: day, pnl };
+    const quote = pairs[0]?.quoteAsset ?? '';
+    const loss = (since: Decimal): Decimal => since.minus(pnl);
+    if (c.max_loss !== undefined && loss(this.#startPnl).greaterThan(dec(c.max_loss))) {
+      return {
+        limit: 'max_loss',
+        pair: undefined,
+        reason: `loss since start ${toWire(loss(this.#startPnl))} ${quote} beyond max_loss ${c.max_loss}`,
+      };
+    }
+    if (c.max_daily_loss !== undefined && loss(this.#day.pnl).greaterThan(dec(c.max_daily_loss))) {
+      return {
+        limit: 'max_daily_loss',
+        pair: undefined,
+        reason: `loss today ${toWire(loss(this.#day.pnl))} ${quote} beyond max_daily_loss ${c.max_daily_loss}`,
+      };
+    }
+    return undefined;
+  }
+
+  limitsOf(p: Pick<PairRisk, 'pair' | 'altname'>): PairLimits {
+    return {
+      ...this.#config.limits,
+      ...(this.#config.pairs[p.altname] ?? this.#config.pairs[p.pair]),
+    };
+  }
+}
+
+/** A loss limit sums pairs, so every pair must share one quote asset. */
+export function checkLossQuote(config: RiskConfig, quoteAssets: readonly string[]): void {
+  if (config.max_loss === undefined && config.max_daily_loss === undefined) return;
+  const distinct = [...new Set(quoteAssets)];
+  if (distinct.length > 1) {
+    throw new InvalidInputError(
+      config.max_loss === undefined ? 'supervisor.risk.max_daily_loss' : 'supervisor.risk.max_loss',
+      `sums the PnL of every pair, but they are quoted in ${distinct.join(' and ')}`,
+    );
+  }
+}
