@@ -214,6 +214,46 @@ export class ControlFlags {
     return Number(raw);
   }
 
+  statusKey(role: string): string {
+    return `${this.#prefix}:status:${role}`;
+  }
+
+  /**
+   * Publishes a role's status for `makerd status` and the admin endpoint in other processes; it
+   * vanishes after `ttlMs` unless reported again, so a dead role's last words are not shown as now.
+   */
+  async report(role: string, status: object, ttlMs: number): Promise<void> {
+    nonEmpty(role, 'role');
+    const key = this.statusKey(role);
+    try {
+      await this.#conn.redis.set(key, JSON.stringify(status), 'PX', ttlMs);
+    } catch (err) {
+      throw busError(err, key, `reporting the status of ${role}`);
+    }
+  }
+
+  /** A role's last status report still within its ttl, or undefined. */
+  async reported(role: string): Promise<Record<string, unknown> | undefined> {
+    nonEmpty(role, 'role');
+    const key = this.statusKey(role);
+    let raw: string | null;
+    try {
+      raw = await this.#conn.redis.get(key);
+    } catch (err) {
+      throw busError(err, key, `reading the status of ${role}`);
+    }
+    if (raw === null) return undefined;
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        return value as Record<string, unknown>;
+      }
+    } catch {
+      // Reported below as corrupt.
+    }
+    throw new BusError('BUS_CORRUPT', key, undefined, `Redis key ${key} holds ${raw.slice(0, 40)}`);
+  }
+
   /** Stops watching and closes the connection if we opened it. Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -77,6 +77,17 @@ export const BotConfig = Type.Object(
       { default: {}, additionalProperties: false },
     ),
     pairs: Type.Array(PairEntry, { minItems: 1 }),
+    /** The HTTP endpoint: /status, /metrics, /healthz, POST /halt and /resume. */
+    http: Type.Object(
+      {
+        /** Loopback by default; any other address needs a token. */
+        host: Type.String({ minLength: 1, default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65_535, default: 9464 }),
+        /** Variable holding the bearer token (or `<NAME>_FILE` naming a file); unset: no token. */
+        token_env: Type.String({ minLength: 1, default: 'MAKERD_HTTP_TOKEN' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     market: Type.Unknown({ default: {} }),
     runner: Type.Unknown({ default: {} }),
     executor: Type.Unknown({ default: {} }),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 import { registerExecutorCommand } from './executor-command.js';
-import { registerHaltCommands } from './halt-commands.js';
+import { registerOperatorCommands } from './operator-commands.js';
 import { registerRunnerCommand } from './runner-command.js';
 import { registerSimCommand } from './sim-command.js';
 import { registerSupervisorCommand } from './supervisor-command.js';
@@ -14,7 +14,6 @@ import { registerSupervisorCommand } from './supervisor-command.js';
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
   ['run', 'run runner, executor and supervisor in one process', 7],
   ['demo', 'paper-trade against the built-in simulator', 7],
-  ['status', 'show mode, pairs, orders, inventory and budgets', 6],
   ['check-config', 'print the effective configuration with secrets masked', 7],
 ];
 
@@ -22,7 +21,7 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
@@ -32,7 +31,7 @@ export function registerCommands(program: Command): void {
   registerRunnerCommand(program);
   registerExecutorCommand(program);
   registerSupervisorCommand(program);
-  registerHaltCommands(program);
+  registerOperatorCommands(program);
 
   program
     .command('time')

@@ -63,3 +63,9 @@ export function secretFromEnv(name: string, env: NodeJS.ProcessEnv): string {
     `not set: export ${name} or point ${name}_FILE at a file holding it`,
   );
 }
+
+/** secretFromEnv, or undefined when neither `NAME` nor `NAME_FILE` is set. */
+export function optionalSecretFromEnv(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const set = (v: string | undefined): boolean => v !== undefined && v !== '';
+  return set(env[name]) || set(env[`${name}_FILE`]) ? secretFromEnv(name, env) : undefined;
+}

@@ -25,7 +25,10 @@ export function registerSupervisorCommand(program: Command): void {
       configDir: ctx.configDir,
       alone: true,
     });
-    log.info({ url: settings.exchange.url, ...role.supervisor.status() }, 'supervisor started');
+    log.info(
+      { ...role.supervisor.status(), url: settings.exchange.url, http: role.http.url },
+      'supervisor started',
+    );
     await runUntilSignal(
       'supervisor',
       ctx,

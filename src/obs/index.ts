@@ -5,3 +5,10 @@ export {
   type Logger,
   type LoggerSetup,
 } from './logger.js';
+export {
+  startHttpServer,
+  type HttpServerOptions,
+  type RouteAnswer,
+  type Routes,
+  type RunningHttpServer,
+} from './http-server.js';

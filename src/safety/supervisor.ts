@@ -19,6 +19,8 @@ export interface HaltFlag {
   halt(reason: string, by: string, nowMs: number): Promise<boolean>;
   resume(): Promise<boolean>;
   alive(role: Role): Promise<number | undefined>;
+  /** Publishes the supervisor's status for other processes (`makerd status`). */
+  report?(role: string, status: object, ttlMs: number): Promise<void>;
 }
 
 export interface SupervisorClient extends DeadManClient {
@@ -185,7 +187,7 @@ export class Supervisor {
     const work = (async (): Promise<StopReport> => {
       if (this.#o.haltOnStop === true) {
         await this.#o.flags
-          .halt('supervisor stopped: no dead-man switch', BY, this.#clock.now())
+          .halt('supervisor stopped: no dead-man switch', BY, Math.floor(this.#clock.now()))
           .catch((err: unknown) => this.#log.error({ err: errorText(err) }, 'halt on stop failed'));
       }
       const cancelled = cancel ? await this.#cancelAll() : undefined;
@@ -214,6 +216,14 @@ export class Supervisor {
   /** One heartbeat: refreshes the timer only while every watched role proves it is alive. */
   heartbeat(): Promise<void> {
     return this.#serial(() => this.#heartbeat());
+  }
+
+  /** An operator's halt (admin endpoint): the flag, then every order cancelled, once. */
+  halt(reason: string, by: string): Promise<void> {
+    return this.#serial(async () => {
+      await this.#o.flags.halt(reason, by, Math.floor(this.#clock.now()));
+      await this.#enforceHalt();
+    });
   }
 
   /** One risk round: reads positions, orders and prices; a breach halts with its reason. */
@@ -255,7 +265,7 @@ export class Supervisor {
   }
 
   #serial(step: () => Promise<void>): Promise<void> {
-    const run = this.#chain.then(step);
+    const run = this.#chain.then(step).finally(() => this.#report());
     this.#chain = run.catch(() => undefined);
     return run;
   }
@@ -343,6 +353,16 @@ export class Supervisor {
     };
   }
 
+  /** After every step: what `makerd status` shows, living a few status intervals. */
+  #report(): void {
+    const ttlMs = Math.max(3 * this.#o.config.status.interval_ms, 10_000);
+    void this.#o.flags
+      .report?.('supervisor', { ...this.status(), atMs: this.#clock.now() }, ttlMs)
+      .catch((err: unknown) =>
+        this.#log.warn({ err: errorText(err) }, 'reporting the supervisor status failed'),
+      );
+  }
+
   async #follow(posture: Posture): Promise<void> {
     const { metrics, config } = this.#o;
     metrics?.emergency.set(posture.kind === 'emergency' ? 1 : 0);
@@ -409,7 +429,7 @@ export class Supervisor {
   async #haltFor(reason: string, cause: HaltCause): Promise<void> {
     const { flags, metrics } = this.#o;
     try {
-      await flags.halt(reason, BY, this.#clock.now());
+      await flags.halt(reason, BY, Math.floor(this.#clock.now()));
     } catch (err) {
       // Cancelling matters more than the flag: go on, and say so.
       this.#log.error({ err: errorText(err), reason }, 'setting the halt flag failed');

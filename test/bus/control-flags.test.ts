@@ -105,4 +105,20 @@ void describe('ControlFlags', () => {
     await waitFor(async () => (await other.alive('executor')) === undefined, 'the beat to expire');
     await assert.rejects(flags.beat('runner', 1, 0), { field: 'ttlMs' });
   });
+
+  void it('report and reported carry a role status to other processes until its ttl', async () => {
+    assert.equal(await other.reported('supervisor'), undefined);
+    await flags.report('supervisor', { posture: 'normal', deadMan: { triggerAtMs: 5 } }, 60_000);
+    assert.deepEqual(await other.reported('supervisor'), {
+      posture: 'normal',
+      deadMan: { triggerAtMs: 5 },
+    });
+    await flags.report('supervisor', { posture: 'emergency' }, 30);
+    await waitFor(
+      async () => (await other.reported('supervisor')) === undefined,
+      'the report to expire',
+    );
+    await admin.set(`${prefix}:status:supervisor`, '[1]');
+    await assert.rejects(other.reported('supervisor'), { code: 'BUS_CORRUPT' });
+  });
 });

@@ -63,6 +63,7 @@ describe('makerd supervisor, halt, resume', () => {
         },
         redis: { url: REDIS_URL, prefix },
         pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }],
+        http: { port: 0 },
         supervisor: {
           heartbeat: { timeout_s: 2, interval_s: 0.5, liveness_max_age_ms: 1_000 },
           status: { interval_ms: 250 },
@@ -146,6 +147,61 @@ describe('makerd supervisor, halt, resume', () => {
       false,
       'the secret never reaches the log',
     );
+  });
+
+  void it('serves status, metrics, halt and resume over HTTP, and makerd status reads the same', async () => {
+    const sup = makerd(['supervisor', '--config', config, '--status-every', '0'], env);
+    try {
+      const started = await sup.waitFor('supervisor started');
+      const http = String(started.http);
+      assert.match(http, /^http:\/\/127\.0\.0\.1:\d+$/);
+      await placeBids(2);
+      await armed();
+      const get = async (path: string) => {
+        const res = await fetch(`${http}${path}`);
+        return { status: res.status, text: await res.text() };
+      };
+      const status = JSON.parse((await get('/status')).text) as {
+        mode: string;
+        roles: Record<string, { alive: boolean }>;
+        supervisor: { exchange: string; posture: string; risk: string };
+        pairs: { altname: string; openOrders: number; ratecount: { max: number } }[];
+      };
+      assert.equal(status.mode, 'trading');
+      assert.equal(status.roles.runner?.alive, true);
+      assert.deepEqual(
+        [status.supervisor.exchange, status.supervisor.posture, status.supervisor.risk],
+        ['online', 'normal', 'ok'],
+      );
+      assert.equal(status.pairs[0]?.altname, 'XBTUSD');
+      assert.equal(status.pairs[0]?.ratecount.max, 60);
+
+      const cli = async (...args: string[]) =>
+        (
+          await run(process.execPath, [BIN, 'status', '--config', config, ...args], {
+            env: { ...process.env, ...env },
+          })
+        ).stdout;
+      assert.equal((JSON.parse(await cli('--json')) as { mode: string }).mode, 'trading');
+      const text = await cli();
+      assert.match(text, /^trading \(not halted\)$/m);
+      assert.match(text, /^supervisor: exchange online, posture normal, dead-man fires at /m);
+      assert.match(text, /^XBTUSD: NO EXECUTOR, 0 open orders, base 0, quote 0/m);
+
+      const halted = await fetch(`${http}/halt`, {
+        method: 'POST',
+        body: JSON.stringify({ reason: 'http test' }),
+      });
+      assert.equal(halted.status, 200);
+      assert.deepEqual(await ours(), []);
+      assert.match((await get('/metrics')).text, /^makerd_halted 1$/m);
+      assert.match(await cli(), /^HALTED: http test \(by operator:http since /m);
+      const resumed = await fetch(`${http}/resume`, { method: 'POST' });
+      assert.deepEqual(await resumed.json(), { resumed: true });
+      assert.equal((await get('/nowhere')).status, 404);
+    } finally {
+      await stop(sup.child);
+    }
   });
 
   void it('makerd halt sets the flag and cancels every order; makerd resume clears it', async (t) => {

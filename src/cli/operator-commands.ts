@@ -1,4 +1,5 @@
 import { hostname, userInfo } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { ControlFlags } from '../bus/index.js';
@@ -6,18 +7,20 @@ import { systemClock } from '../core/index.js';
 import { loadBotConfig, type BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { keyClient } from './role-base.js';
+import { loadPairs } from '../market/index.js';
 import { packageFile } from './sim-command.js';
-import { dirname, resolve } from 'node:path';
+import { formatStatus, readStatus } from './status-report.js';
 
 interface FlagCommandOptions {
   readonly config?: string;
 }
 
 /**
- * `makerd halt` and `makerd resume`: the operator's hand on the halt flag that every role obeys.
- * A halt also cancels every order of the key itself, so it works while the supervisor is down.
+ * The operator's commands: `makerd halt` and `makerd resume` set and clear the halt flag that
+ * every role obeys (a halt also cancels every order of the key itself, so it works while the
+ * supervisor is down); `makerd status` reads what the roles left in Redis.
  */
-export function registerHaltCommands(program: Command): void {
+export function registerOperatorCommands(program: Command): void {
   program
     .command('halt')
     .description('halt quoting (every role obeys the flag) and cancel every order of the key')
@@ -65,6 +68,41 @@ export function registerHaltCommands(program: Command): void {
         const before = await flags.read();
         const cleared = await flags.resume();
         print({ resumed: cleared, was: before.halted ? before.reason : 'not halted' });
+      });
+    });
+
+  program
+    .command('status')
+    .description(
+      'show the halt flag, roles, supervisor, and per pair orders, inventory, PnL, ratecount',
+    )
+    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
+    .option('--json', 'one JSON object instead of lines for people')
+    .action(async (opts: FlagCommandOptions & { json?: boolean }) => {
+      const { settings, dir } = settingsOf(opts);
+      const credentials = resolveCredentials(settings.exchange, process.env, dir);
+      await withFlags(settings, async (flags, redis) => {
+        const client = keyClient(settings, redis, credentials, systemClock);
+        try {
+          const pairs = await loadPairs(
+            client,
+            settings.pairs.map((p) => p.pair),
+          );
+          const report = await readStatus({
+            redis,
+            prefix: settings.redis.prefix,
+            flags,
+            pairs,
+            tier: client.tier,
+            apiKey: credentials.apiKey,
+            clock: systemClock,
+          });
+          process.stdout.write(
+            opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
+          );
+        } finally {
+          await client.close();
+        }
       });
     });
 }

@@ -1,0 +1,134 @@
+import type { Redis } from 'ioredis';
+import type { ControlFlags, HaltState } from '../bus/index.js';
+import type { Clock, PairInfo } from '../core/index.js';
+import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
+import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { OrderTracker } from '../executor/tracker/index.js';
+import type { OrderState } from '../executor/index.js';
+
+/** What `makerd status` and the admin endpoint's /status show, read from Redis. */
+export interface StatusReport {
+  readonly atMs: number;
+  readonly mode: 'halted' | 'trading';
+  readonly halt: HaltState;
+  readonly roles: Readonly<Record<'runner' | 'executor', { alive: boolean; beatAgeMs?: number }>>;
+  /** The supervisor's own last report (exchange status, posture, dead-man, risk); absent: none running. */
+  readonly supervisor: Record<string, unknown> | undefined;
+  readonly pairs: readonly PairStatus[];
+}
+
+export interface PairStatus {
+  readonly pair: string;
+  readonly altname: string;
+  /** Whether an executor process holds the pair's lease (works it). */
+  readonly executor: boolean;
+  readonly openOrders: number;
+  readonly ordersByState: Partial<Record<OrderState, number>>;
+  readonly inventory: { readonly base: string; readonly quote: string; readonly avgPrice: string };
+  readonly realizedPnl: string;
+  readonly fees: string;
+  readonly fills: number;
+  readonly ratecount: { readonly level: number; readonly max: number };
+}
+
+export interface StatusSources {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly flags: ControlFlags;
+  readonly pairs: readonly PairInfo[];
+  readonly tier: Tier;
+  /** For the ratecount's Redis name only (hashed; never shown). */
+  readonly apiKey: string;
+  readonly clock: Clock;
+}
+
+const LIVE: ReadonlySet<OrderState> = new Set([
+  'pending-new',
+  'open',
+  'partially-filled',
+  'unknown',
+]);
+
+export async function readStatus(s: StatusSources): Promise<StatusReport> {
+  const now = s.clock.now();
+  const tracker = new OrderTracker({ redis: s.redis, prefix: s.prefix });
+  const ratecount = new RatecountStore(s.redis, ratecountKeyFor(s.apiKey), MATCHING_ENGINE[s.tier]);
+  const beat = async (role: 'runner' | 'executor') => {
+    const at = await s.flags.alive(role);
+    return at === undefined ? { alive: false } : { alive: true, beatAgeMs: Math.round(now - at) };
+  };
+  const [halt, runner, executor, supervisor] = await Promise.all([
+    s.flags.read(),
+    beat('runner'),
+    beat('executor'),
+    s.flags.reported('supervisor'),
+  ]);
+  const pairs = await Promise.all(
+    s.pairs.map(async (p): Promise<PairStatus> => {
+      const [live, position, level, lease] = await Promise.all([
+        tracker.live(p.id),
+        tracker.position(p.id),
+        ratecount.level(p.id, now),
+        s.redis.exists(`${s.prefix}:exec-lease:${p.id}`),
+      ]);
+      const ordersByState: Partial<Record<OrderState, number>> = {};
+      for (const o of live) ordersByState[o.state] = (ordersByState[o.state] ?? 0) + 1;
+      return {
+        pair: p.id,
+        altname: p.altname,
+        executor: lease === 1,
+        openOrders: live.filter((o) => LIVE.has(o.state)).length,
+        ordersByState,
+        inventory: { base: position.base, quote: position.quote, avgPrice: position.avgPrice },
+        realizedPnl: position.realizedPnl,
+        fees: position.fees,
+        fills: position.fills,
+        ratecount: { level: Math.round(level * 100) / 100, max: ratecount.limits.max },
+      };
+    }),
+  );
+  return {
+    atMs: now,
+    mode: halt.halted ? 'halted' : 'trading',
+    halt,
+    roles: { runner, executor },
+    supervisor,
+    pairs,
+  };
+}
+
+/** The report for people: one line per fact. */
+export function formatStatus(r: StatusReport): string {
+  const lines: string[] = [];
+  lines.push(
+    r.halt.halted
+      ? `HALTED: ${r.halt.reason ?? '?'} (by ${r.halt.by ?? '?'}${
+          r.halt.sinceMs === undefined ? '' : ` since ${new Date(r.halt.sinceMs).toISOString()}`
+        })`
+      : 'trading (not halted)',
+  );
+  for (const [role, b] of Object.entries(r.roles)) {
+    lines.push(`${role}: ${b.alive ? `alive (beat ${b.beatAgeMs} ms ago)` : 'NOT ALIVE'}`);
+  }
+  const sup = r.supervisor;
+  if (sup === undefined) lines.push('supervisor: NOT RUNNING (no dead-man switch)');
+  else {
+    const dm = sup.deadMan as { triggerAtMs?: number } | undefined;
+    const risk = sup.risk as string | { reason?: string } | undefined;
+    lines.push(
+      `supervisor: exchange ${String(sup.exchange)}, posture ${String(sup.posture)}, dead-man ${
+        dm?.triggerAtMs === undefined
+          ? 'disarmed'
+          : `fires at ${new Date(dm.triggerAtMs).toISOString()}`
+      }, risk ${typeof risk === 'object' ? `BREACHED: ${risk.reason ?? ''}` : String(risk)}`,
+    );
+  }
+  for (const p of r.pairs) {
+    lines.push(
+      `${p.altname}: ${p.executor ? 'executor working' : 'NO EXECUTOR'}, ${p.openOrders} open orders, ` +
+        `base ${p.inventory.base}, quote ${p.inventory.quote}, realized PnL ${p.realizedPnl} ` +
+        `(fees ${p.fees}, ${p.fills} fills), ratecount ${p.ratecount.level}/${p.ratecount.max}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

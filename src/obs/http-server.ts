@@ -1,0 +1,117 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { InvalidInputError, silentLog, type Log } from '../core/index.js';
+
+/** A route's answer: JSON, or text with its content type (Prometheus exposition). */
+export type RouteAnswer =
+  | { readonly json: unknown; readonly status?: number }
+  | { readonly text: string; readonly contentType: string };
+
+/** `METHOD /path` → handler; POST handlers get the parsed JSON body ({} when empty). */
+export type Routes = Readonly<
+  Record<string, (body: Record<string, unknown>) => Promise<RouteAnswer> | RouteAnswer>
+>;
+
+export interface HttpServerOptions {
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  /** Required when host is not loopback; then every request carries `Authorization: Bearer <token>`. */
+  readonly token: string | undefined;
+  readonly routes: Routes;
+  readonly log?: Log;
+}
+
+export interface RunningHttpServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const MAX_BODY = 16 * 1024;
+
+/**
+ * The daemon's HTTP endpoint (status, metrics, halt and resume). Loopback by default: anything
+ * that can reach it can halt the bot, so another address needs a token, compared in constant time
+ * and never logged.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { host, token, routes } = options;
+  const log = options.log ?? silentLog;
+  if (!LOOPBACK.has(host) && (token === undefined || token === '')) {
+    throw new InvalidInputError(
+      'http.token_env',
+      `a token is required when http.host is ${host}, not loopback: anyone reaching it could halt the bot`,
+    );
+  }
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'http request failed');
+      send(res, 500, { error: 'internal error' });
+    });
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (expected !== undefined) {
+      const got = Buffer.from(req.headers.authorization ?? '');
+      if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+        send(res, 401, { error: 'missing or wrong bearer token' });
+        return;
+      }
+    }
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const route = routes[`${req.method ?? 'GET'} ${path}`];
+    if (route === undefined) {
+      send(res, 404, { error: `no route ${req.method ?? ''} ${path}` });
+      return;
+    }
+    const body = req.method === 'POST' ? await jsonBody(req) : {};
+    if (body === undefined) {
+      send(res, 400, { error: 'the body must be a JSON object' });
+      return;
+    }
+    const answer = await route(body);
+    if ('json' in answer) send(res, answer.status ?? 200, answer.json);
+    else {
+      res.writeHead(200, { 'content-type': answer.contentType });
+      res.end(answer.text);
+    }
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  let text = '';
+  for await (const chunk of req) {
+    text += String(chunk);
+    if (text.length > MAX_BODY) return undefined;
+  }
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function send(res: ServerResponse, status: number, value: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(`${JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InvalidInputError } from '../../src/core/index.js';
+import { startHttpServer } from '../../src/obs/index.js';
+
+const routes = {
+  'GET /status': () => ({ json: { mode: 'trading' } }),
+  'POST /halt': (body: Record<string, unknown>) => ({ json: { reason: body.reason ?? null } }),
+};
+
+describe('HTTP endpoint', () => {
+  it('refuses to listen beyond loopback without a token, naming the option', async () => {
+    await assert.rejects(
+      startHttpServer({ host: '0.0.0.0', port: 0, token: undefined, routes }),
+      (err: unknown) =>
+        err instanceof InvalidInputError &&
+        err.field === 'http.token_env' &&
+        /a token is required when http.host is 0\.0\.0\.0/.test(err.message),
+    );
+  });
+
+  it('answers only requests carrying the bearer token when it has one', async () => {
+    const server = await startHttpServer({ host: '0.0.0.0', port: 0, token: 's3cret', routes });
+    const url = server.url.replace('0.0.0.0', '127.0.0.1');
+    try {
+      assert.equal((await fetch(`${url}/status`)).status, 401);
+      const wrong = await fetch(`${url}/status`, { headers: { authorization: 'Bearer s3creT' } });
+      assert.equal(wrong.status, 401);
+      const res = await fetch(`${url}/status`, { headers: { authorization: 'Bearer s3cret' } });
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { mode: 'trading' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('routes by method and path, parses JSON bodies and refuses bad ones', async () => {
+    const server = await startHttpServer({ host: '127.0.0.1', port: 0, token: undefined, routes });
+    try {
+      const post = (body: string) => fetch(`${server.url}/halt`, { method: 'POST', body });
+      assert.deepEqual(await (await post('{"reason":"x"}')).json(), { reason: 'x' });
+      assert.deepEqual(await (await post('')).json(), { reason: null });
+      const bad = await post('[1,2]');
+      assert.equal(bad.status, 400);
+      assert.deepEqual(await bad.json(), { error: 'the body must be a JSON object' });
+      assert.equal((await fetch(`${server.url}/halt`)).status, 404, 'GET is not POST');
+    } finally {
+      await server.close();
+    }
+  });
+});
