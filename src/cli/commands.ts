@@ -3,6 +3,7 @@ import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 import { registerExecutorCommand } from './executor-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
+import { registerRunCommand } from './run-command.js';
 import { registerRunnerCommand } from './runner-command.js';
 import { registerSimCommand } from './sim-command.js';
 import { registerSupervisorCommand } from './supervisor-command.js';
@@ -12,7 +13,6 @@ import { registerSupervisorCommand } from './supervisor-command.js';
  * never mistakes an unbuilt part for a running one.
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
-  ['run', 'run runner, executor and supervisor in one process', 7],
   ['demo', 'paper-trade against the built-in simulator', 7],
   ['check-config', 'print the effective configuration with secrets masked', 7],
 ];
@@ -21,7 +21,7 @@ export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships 'makerd run' (all roles in one process), the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
@@ -31,6 +31,7 @@ export function registerCommands(program: Command): void {
   registerRunnerCommand(program);
   registerExecutorCommand(program);
   registerSupervisorCommand(program);
+  registerRunCommand(program);
   registerOperatorCommands(program);
 
   program

@@ -1,19 +1,15 @@
 import type { Registry } from 'prom-client';
 import type { IntentBus } from '../bus/index.js';
-import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { Executor, ExecutorMetrics, ratecountKeyFor } from '../executor/index.js';
 import type { Logger } from '../obs/index.js';
 import type { BotSettings } from './bot-config.js';
-import { openRoleBase } from './role-base.js';
+import { roleBaseFor, type RoleBaseParts } from './role-base.js';
 
-export interface ExecutorRoleParts {
+export interface ExecutorRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
   readonly log: Logger;
   readonly registry: Registry;
-  readonly clock?: Clock;
-  readonly env?: NodeJS.ProcessEnv;
-  readonly configDir?: string;
   /** Lease owner label (default host:pid). */
   readonly owner?: string;
 }
@@ -28,7 +24,7 @@ export interface ExecutorRole {
 /** Wires the executor role: client, pairs, bus, halt flag, the executor and its leases. */
 export async function startExecutorRole(parts: ExecutorRoleParts): Promise<ExecutorRole> {
   const { settings, log } = parts;
-  const base = await openRoleBase(settings, parts);
+  const { base, release } = await roleBaseFor(settings, parts);
   const { clock, redis, client, pairs, flags, bus } = base;
   try {
     const executor = new Executor({
@@ -47,10 +43,20 @@ export async function startExecutorRole(parts: ExecutorRoleParts): Promise<Execu
       ...(parts.owner === undefined ? {} : { owner: parts.owner }),
     });
     await executor.start();
-    base.own({ close: () => executor.stop() });
-    return { executor, client, bus, stop: () => base.close() };
+    return {
+      executor,
+      client,
+      bus,
+      stop: async () => {
+        try {
+          await executor.stop();
+        } finally {
+          await release();
+        }
+      },
+    };
   } catch (err) {
-    await base.close();
+    await release();
     throw err;
   }
 }

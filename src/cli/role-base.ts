@@ -16,6 +16,11 @@ export interface RoleBaseParts {
   readonly env?: NodeJS.ProcessEnv;
   /** Relative paths in the config (the simulator's YAML) are read from here. */
   readonly configDir?: string;
+  /**
+   * A base shared by the roles of one process (`makerd run`): one client, so one REST limiter
+   * and one nonce stream for the key. Its opener closes it; without one a role opens its own.
+   */
+  readonly base?: RoleBase;
 }
 
 /** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
@@ -92,4 +97,14 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
     await close();
     throw err;
   }
+}
+
+/** The given base (left open: its opener closes it), or one of the role's own (closed by release). */
+export async function roleBaseFor(
+  settings: BotSettings,
+  parts: RoleBaseParts,
+): Promise<{ readonly base: RoleBase; readonly release: () => Promise<void> }> {
+  if (parts.base !== undefined) return { base: parts.base, release: () => Promise.resolve() };
+  const base = await openRoleBase(settings, parts);
+  return { base, release: () => base.close() };
 }

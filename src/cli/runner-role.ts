@@ -1,6 +1,5 @@
 import type { Registry } from 'prom-client';
 import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus } from '../bus/index.js';
-import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
@@ -14,18 +13,14 @@ import { RunnerMetrics } from '../runner/metrics.js';
 import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import type { BotSettings } from './bot-config.js';
-import { openRoleBase } from './role-base.js';
+import { roleBaseFor, type RoleBaseParts } from './role-base.js';
 
-export interface RunnerRoleParts {
+export interface RunnerRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
   readonly log: Logger;
   readonly registry: Registry;
   /** Folder of the built-in strategies (the package's strategies/). */
   readonly strategiesDir: string;
-  readonly clock?: Clock;
-  readonly env?: NodeJS.ProcessEnv;
-  /** Relative paths in the config (the simulator's YAML) are read from here. */
-  readonly configDir?: string;
 }
 
 export interface RunnerRole {
@@ -44,7 +39,7 @@ export interface RunnerRole {
  */
 export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRole> {
   const { settings, log, registry } = parts;
-  const base = await openRoleBase(settings, parts);
+  const { base, release } = await roleBaseFor(settings, parts);
   const { clock, client, pairs, flags, bus } = base;
   try {
     const plan = planBudget({
@@ -128,11 +123,11 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       stop: async () => {
         await feed.stop();
         await runner.stop();
-        await base.close();
+        await release();
       },
     };
   } catch (err) {
-    await base.close();
+    await release();
     throw err;
   }
 }

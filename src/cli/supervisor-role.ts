@@ -1,21 +1,17 @@
 import type { Registry } from 'prom-client';
-import type { Clock } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { startHttpServer, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { Supervisor, SupervisorMetrics, checkLossQuote, type StopReport } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { optionalSecretFromEnv } from './credentials.js';
-import { openRoleBase, type RoleBase } from './role-base.js';
+import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { trackerRiskSource } from './risk-source.js';
 import { readStatus } from './status-report.js';
 
-export interface SupervisorRoleParts {
+export interface SupervisorRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
   readonly log: Logger;
   readonly registry: Registry;
-  readonly clock?: Clock;
-  readonly env?: NodeJS.ProcessEnv;
-  readonly configDir?: string;
   /** A supervisor in a process of its own halts when stopped (its roles run on elsewhere). */
   readonly alone: boolean;
 }
@@ -34,7 +30,7 @@ export interface SupervisorRole {
  */
 export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<SupervisorRole> {
   const { settings, log } = parts;
-  const base = await openRoleBase(settings, parts);
+  const { base, release } = await roleBaseFor(settings, parts);
   const { clock, client, flags, redis, pairs } = base;
   let http: RunningHttpServer | undefined;
   try {
@@ -70,13 +66,13 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
           return await supervisor.stop();
         } finally {
           await server.close();
-          await base.close();
+          await release();
         }
       },
     };
   } catch (err) {
     await http?.close();
-    await base.close();
+    await release();
     throw err;
   }
 }
