@@ -47,6 +47,14 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       metrics: new SupervisorMetrics(parts.registry, clock),
       haltOnStop: parts.alone,
       risk: trackerRiskSource({ redis, prefix: settings.redis.prefix, client, pairs, clock }),
+      queues: {
+        pause: async () => {
+          await Promise.all(pairs.map((p) => base.bus.queueFor(p.id).pause()));
+        },
+        resume: async () => {
+          await Promise.all(pairs.map((p) => base.bus.queueFor(p.id).resume()));
+        },
+      },
     });
     await supervisor.start();
     http = await startHttpServer({

@@ -12,6 +12,7 @@ export { RiskConfig, type PairLimits } from './risk-config.js';
 export { RiskGuard, checkLossQuote, type Breach, type PairRisk, type RiskOrder } from './risk.js';
 export {
   Supervisor,
+  type IntentQueues,
   type RiskSource,
   type HaltFlag,
   type StopReport,

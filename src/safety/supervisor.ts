@@ -29,6 +29,15 @@ export interface SupervisorClient extends DeadManClient {
   cancelAll(o?: CallOptions): Promise<ApiResponse<{ count: number }>>;
 }
 
+/**
+ * The intent queues (BullMQ, one per pair): paused while halted, so no executor anywhere is woken
+ * by a queued intent, and resumed with the flag.
+ */
+export interface IntentQueues {
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+}
+
 /** Positions, our orders and prices for the risk limits (the tracker and Ticker, in src/cli). */
 export interface RiskSource {
   read(): Promise<PairRisk[]>;
@@ -48,6 +57,7 @@ export interface SupervisorOptions {
   readonly haltOnStop?: boolean;
   /** Without one, the risk limits are not checked (and status says so). */
   readonly risk?: RiskSource;
+  readonly queues?: IntentQueues;
 }
 
 export interface SupervisorStatus {
@@ -103,6 +113,8 @@ export class Supervisor {
   #swept: string | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   readonly #alive = new Map<Role, boolean>();
+  /** Whether the queues were last paused (undefined: not touched yet). */
+  #queuesPaused: boolean | undefined;
   #stopped = false;
   /**
    * Steps run one at a time: a heartbeat read before a maintenance hold began must not re-arm the
@@ -437,12 +449,14 @@ export class Supervisor {
     metrics?.halts.inc({ cause });
     this.#swept = sweepKey(flags.current());
     await this.#cancelAllAndSweep();
+    await this.#followQueues(true);
   }
 
   /** A halt set elsewhere (an operator's `makerd halt`) gets its orders cancelled here, once. */
   async #enforceHalt(): Promise<void> {
     const state = this.#o.flags.current();
     this.#o.metrics?.halted.set(state.halted ? 1 : 0);
+    await this.#followQueues(state.halted);
     if (!state.halted) {
       this.#swept = undefined;
       return;
@@ -458,6 +472,18 @@ export class Supervisor {
     await this.#cancelAllAndSweep();
   }
 
+  async #followQueues(halted: boolean): Promise<void> {
+    const queues = this.#o.queues;
+    if (queues === undefined || this.#queuesPaused === halted) return;
+    try {
+      await (halted ? queues.pause() : queues.resume());
+      this.#queuesPaused = halted;
+      this.#log.info({ paused: halted }, halted ? 'intent queues paused' : 'intent queues resumed');
+    } catch (err) {
+      this.#log.error({ err: errorText(err) }, 'pausing or resuming the intent queues failed');
+    }
+  }
+
   async #resumeIf(reason: string, why: string): Promise<void> {
     const state = this.#o.flags.current();
     if (!state.halted || state.by !== BY || state.reason !== reason) {
@@ -471,6 +497,7 @@ export class Supervisor {
     }
     await this.#o.flags.resume();
     this.#swept = undefined;
+    await this.#followQueues(false);
     this.#log.info({ why, reason }, 'resumed');
   }
 

@@ -9,28 +9,10 @@ import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { makerd, stop } from '../support/spawn.js';
+import { until, type SimStateView } from '../support/until.js';
 
 const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
 const KEY = 'paper-key';
-
-interface SimState {
-  open_orders: { key: string }[];
-  dead_man: Record<string, { trigger_at: number }>;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('makerd run', () => {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -58,8 +40,8 @@ describe('makerd run', () => {
     );
     return file;
   };
-  const state = async (): Promise<SimState> =>
-    (await (await fetch(`${simUrl}/_sim/state`)).json()) as SimState;
+  const state = async (): Promise<SimStateView> =>
+    (await (await fetch(`${simUrl}/_sim/state`)).json()) as SimStateView;
   const ours = async () => (await state()).open_orders.filter((o) => o.key === KEY);
 
   before(async () => {
@@ -79,7 +61,7 @@ describe('makerd run', () => {
       await until('our quotes on the book', async () =>
         (await ours()).length === 2 ? true : undefined,
       );
-      await until('the dead-man timer armed', async () => (await state()).dead_man[KEY]);
+      await until('the dead-man timer armed', async () => (await state()).dead_man[KEY], 30_000);
       const termAt = Date.now();
       assert.equal(await stop(bot.child), 0);
       t.diagnostic(`SIGTERM → stopped, cancelled, disarmed, exited: ${Date.now() - termAt} ms`);

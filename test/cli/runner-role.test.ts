@@ -8,23 +8,10 @@ import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
 import { dec, encodeUserref } from '../../src/core/index.js';
 import { silentLogger } from '../../src/obs/index.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const STRATEGIES = join(import.meta.dirname, '..', '..', 'strategies');
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 20_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function metricValue(registry: Registry, name: string, labels: Record<string, string>) {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);

@@ -13,28 +13,9 @@ import type { SpotClient } from '../../src/exchange/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
 import { BIN, makerd, stop } from '../support/spawn.js';
+import { placeBids as placeOn, until, type SimStateView } from '../support/until.js';
 
 const run = promisify(execFile);
-
-interface SimState {
-  open_orders: { key: string }[];
-  dead_man: Record<string, { trigger_at: number }>;
-  dead_man_firings: { key: string; atMs: number; cancelled: number }[];
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 15_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('makerd supervisor, halt, resume', () => {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -87,19 +68,11 @@ describe('makerd supervisor, halt, resume', () => {
   });
   after(() => redis.disconnect());
 
-  const state = async (): Promise<SimState> =>
-    (await sim.admin('GET', '/_sim/state')).body as SimState;
+  const state = async (): Promise<SimStateView> =>
+    (await sim.admin('GET', '/_sim/state')).body as SimStateView;
   const ours = async () => (await state()).open_orders.filter((o) => o.key === key.apiKey);
   const placeBids = async (n: number): Promise<void> => {
-    for (let i = 0; i < n; i++) {
-      await client.addOrder({
-        pair: 'XBTUSD',
-        type: 'buy',
-        ordertype: 'limit',
-        price: `${30_000 + i}.0`,
-        volume: '0.01',
-      });
-    }
+    await placeOn(client, n);
   };
   const armed = () =>
     until('the dead-man timer armed', async () => (await state()).dead_man[key.apiKey]);

@@ -24,6 +24,15 @@ import {
   type RecordedRequest,
 } from '../support/fake-exchange.js';
 
+/** A plain limit buy, for tests about how a call is sent rather than what it asks. */
+const LIMIT_BUY = {
+  pair: 'XBTUSD',
+  type: 'buy' as const,
+  ordertype: 'limit' as const,
+  volume: '1',
+  price: '37500.0',
+};
+
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 
@@ -137,13 +146,7 @@ void describe('form POST', () => {
 
   void it('a gate holds the request until it resolves; a rejected gate sends nothing', async () => {
     const c = client();
-    const order = {
-      pair: 'XBTUSD',
-      type: 'buy' as const,
-      ordertype: 'limit' as const,
-      volume: '1',
-      price: '37500.0',
-    };
+    const order = LIMIT_BUY;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const pending = c.addOrder(order, { gate });
@@ -163,13 +166,7 @@ void describe('form POST', () => {
 
   void it('onSigned runs once per call, after its gate and before the request leaves', async () => {
     const c = client();
-    const order = {
-      pair: 'XBTUSD',
-      type: 'buy' as const,
-      ordertype: 'limit' as const,
-      volume: '1',
-      price: '37500.0',
-    };
+    const order = LIMIT_BUY;
     const seen: number[] = [];
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));

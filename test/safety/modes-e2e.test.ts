@@ -8,29 +8,11 @@ import { startExecutorRole, type ExecutorRole } from '../../src/cli/executor-rol
 import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
 import { silentLogger } from '../../src/obs/index.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
+import { until, type SimStateView } from '../support/until.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const STRATEGIES = join(import.meta.dirname, '..', '..', 'strategies');
 const BTC = 'XXBTZUSD';
-
-interface SimState {
-  open_orders: { key: string; txid: string; price: string }[];
-  rejections: Record<string, number>;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 20_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * The exchange's modes end to end: the runner reads SystemStatus, the executor plans under the
@@ -92,8 +74,8 @@ describe('exchange modes, runner and executor on the simulator', () => {
     await sim?.close();
   });
 
-  const state = async (): Promise<SimState> =>
-    (await sim.admin('GET', '/_sim/state')).body as SimState;
+  const state = async (): Promise<SimStateView> =>
+    (await sim.admin('GET', '/_sim/state')).body as SimStateView;
   const ours = async () => (await state()).open_orders.filter((o) => o.key === key.apiKey);
   /** Waits until an order of ours appears that was not open before. */
   const newOrder = async (since: ReadonlySet<string>) =>

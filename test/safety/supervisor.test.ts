@@ -14,6 +14,7 @@ import {
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { logCollector, type LogEntry } from './log-collector.js';
+import { placeBids as placeOn, until, type SimStateView } from '../support/until.js';
 
 /** Short timings so every scenario runs in seconds; the dead-man timeout is 2 s. */
 const FAST = {
@@ -22,13 +23,6 @@ const FAST = {
   halt_sweep_ms: 300,
   shutdown: { timeout_ms: 5_000 },
 };
-
-interface SimState {
-  status: string;
-  open_orders: { key: string; txid: string }[];
-  dead_man: Record<string, { trigger_at: number }>;
-  dead_man_firings: { key: string; atMs: number; cancelled: number }[];
-}
 
 function configOf(over: Record<string, unknown> = {}): SupervisorConfig {
   const merged: Record<string, unknown> = { ...FAST, ...over };
@@ -40,20 +34,6 @@ function configOf(over: Record<string, unknown> = {}): SupervisorConfig {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 10_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('Supervisor', () => {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   let sim: TestSim;
@@ -64,6 +44,8 @@ describe('Supervisor', () => {
   let logs: LogEntry[];
   let supervisor: Supervisor | undefined;
   let beating: NodeJS.Timeout | undefined;
+  /** What the supervisor did to the intent queues, in order. */
+  let queueEvents: string[];
 
   beforeEach(async () => {
     sim = await startTestSim();
@@ -72,6 +54,7 @@ describe('Supervisor', () => {
     flags = new ControlFlags({ connection: redis, prefix });
     registry = new Registry();
     logs = [];
+    queueEvents = [];
     supervisor = undefined;
   });
   afterEach(async () => {
@@ -82,8 +65,8 @@ describe('Supervisor', () => {
   });
   after(() => redis.disconnect());
 
-  const state = async (): Promise<SimState> =>
-    (await sim.admin('GET', '/_sim/state')).body as SimState;
+  const state = async (): Promise<SimStateView> =>
+    (await sim.admin('GET', '/_sim/state')).body as SimStateView;
   const ours = async () => (await state()).open_orders.filter((o) => o.key === sim.key.apiKey);
   /** Runner and executor beating as they do, every 200 ms here. */
   const beatRoles = (): void => {
@@ -96,15 +79,7 @@ describe('Supervisor', () => {
   };
   const stopBeating = (): void => clearInterval(beating);
   const placeBids = async (n: number): Promise<void> => {
-    for (let i = 0; i < n; i++) {
-      await client.addOrder({
-        pair: 'XBTUSD',
-        type: 'buy',
-        ordertype: 'limit',
-        price: `${30_000 + i}.0`,
-        volume: '0.01',
-      });
-    }
+    await placeOn(client, n);
     assert.equal((await ours()).length, n);
   };
   const start = async (
@@ -123,6 +98,10 @@ describe('Supervisor', () => {
       metrics: new SupervisorMetrics(registry, systemClock),
       haltOnStop,
       ...(risk === undefined ? {} : { risk }),
+      queues: {
+        pause: () => Promise.resolve(void queueEvents.push('pause')),
+        resume: () => Promise.resolve(void queueEvents.push('resume')),
+      },
     });
     await supervisor.start();
     return supervisor;
@@ -209,6 +188,11 @@ describe('Supervisor', () => {
     assert.equal(await metric(/^makerd_halted (\S+)$/m), 1);
     assert.equal(await metric(/^makerd_halts_total\{cause="emergency"\} (\S+)$/m), 1);
     assert.equal(await metric(/^makerd_exchange_emergency (\S+)$/m), 1);
+    assert.deepEqual(
+      queueEvents,
+      ['resume', 'pause'],
+      'queues in step with the flag from the start',
+    );
 
     // An order slipped in by a process that had not seen the flag yet goes with the sweep.
     await client.addOrder({
@@ -256,6 +240,8 @@ describe('Supervisor', () => {
     await until('halted again', () => (flags.current().halted ? true : undefined));
     await sim.admin('POST', '/_sim/status', { emergency: [] });
     await until('resumed by itself', async () => ((await flags.read()).halted ? undefined : true));
+    await until('the queues resumed', () => (queueEvents.at(-1) === 'resume' ? true : undefined));
+    assert.deepEqual(queueEvents.slice(-2), ['pause', 'resume']);
   });
 
   void it('cancels every order when an operator sets the halt flag', async (t) => {
