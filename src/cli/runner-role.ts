@@ -12,6 +12,7 @@ import type { Logger } from '../obs/index.js';
 import { RunnerMetrics } from '../runner/metrics.js';
 import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
+import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { roleBaseFor, type RoleBaseParts } from './role-base.js';
 
@@ -93,6 +94,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       haltSource: () => flags.current(),
       log: log.child({ component: 'market' }),
     });
+    const risk = settings.supervisor.risk;
     const runner = new Runner({
       feed,
       sink: bus,
@@ -102,6 +104,21 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       clock,
       metrics: new RunnerMetrics(registry),
       log,
+      // The risk limits' order checks, before anything is sent; a refusal halts everything.
+      quoteGate: (pair, quotes, snapshot) =>
+        snapshot.mid === undefined
+          ? undefined
+          : quotesBreach(
+              quotes,
+              snapshot.mid,
+              pairLimits(risk, { pair: pair.id, altname: pair.altname }),
+              risk.quote_band_bps,
+            )?.reason,
+      onRefused: (pair, reason) => {
+        void flags
+          .halt(`risk: ${pair.altname}: ${reason}`, 'runner', Math.floor(clock.now()))
+          .catch((err: unknown) => log.error({ err }, 'setting the halt flag failed'));
+      },
     });
     // Liveness for the supervisor, beaten as ticks complete: a runner whose market data stopped or
     // whose loop hangs stops proving it is alive, and the dead-man heartbeats stop with it.

@@ -51,6 +51,11 @@ export const ExecutorConfig = Type.Object(
      * stops renewing for this long.
      */
     lease_ttl_ms: Type.Integer({ minimum: 1_000, maximum: 120_000, default: 10_000 }),
+    /**
+     * A drain or sync of one pair running longer than this is taken for a hang: the executor
+     * stops its liveness beats, so the supervisor stops the dead-man heartbeats.
+     */
+    hung_after_ms: Type.Integer({ minimum: 1_000, maximum: 600_000, default: 30_000 }),
     /** How often a standby tries to take a pair whose owner is gone. */
     lease_retry_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
   },

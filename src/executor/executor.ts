@@ -124,10 +124,22 @@ export class Executor {
     }, every);
     if (this.#o.flags !== undefined) {
       const flags = this.#o.flags;
+      // Beats only while no pair's drain or sync has been stuck past hung_after_ms: a hung
+      // executor stops proving it is alive, and the supervisor lets the dead-man timer run out.
+      let hung = false;
       const beat = (): void => {
-        void flags
-          .beat('executor', Math.floor(this.#clock.now()), BEAT_TTL_MS)
-          .catch(() => undefined);
+        const now = this.#clock.now();
+        const stuck = [...this.#held.entries()]
+          .map(([pair, { pe }]) => ({ pair, busyMs: Math.round(pe.busyForMs(now)) }))
+          .filter((p) => p.busyMs > this.#o.config.hung_after_ms);
+        if (stuck.length > 0) {
+          if (!hung) this.#log.error({ stuck }, 'executor step hung: liveness beats stop');
+          hung = true;
+          return;
+        }
+        if (hung) this.#log.info({}, 'executor steps move again: liveness beats resume');
+        hung = false;
+        void flags.beat('executor', Math.floor(now), BEAT_TTL_MS).catch(() => undefined);
       };
       beat();
       this.#beat = setInterval(beat, BEAT_EVERY_MS);

@@ -48,6 +48,7 @@ export class PairExecutor {
   #wakeTimer: NodeJS.Timeout | undefined;
   #wakeSpin: NodeJS.Immediate | undefined;
   #haltSyncTimer: NodeJS.Timeout | undefined;
+  #stepStartedAtMs: number | undefined;
   /**
    * Calls sent and not answered yet. Drains do not wait for answers (the slots of calls in flight
    * are busy to the planner); syncs and stop do, so a reconciliation never reads the exchange
@@ -228,9 +229,18 @@ export class PairExecutor {
     this.#wakeSpin = undefined;
   }
 
+  /**
+   * How long the step in progress (drain or sync) has run, ms; 0 when idle. A step that never
+   * ends (a hang) stops the executor's liveness beats, and with them the dead-man heartbeats.
+   */
+  busyForMs(nowMs: number): number {
+    return this.#stepStartedAtMs === undefined ? 0 : nowMs - this.#stepStartedAtMs;
+  }
+
   #serial<T>(fn: () => Promise<T>): Promise<T | undefined> {
     const run = this.#chain.then(async () => {
       if (this.#stopped) return undefined;
+      this.#stepStartedAtMs = this.ctx.now();
       try {
         return await fn();
       } catch (err) {
@@ -240,6 +250,8 @@ export class PairExecutor {
           'pair executor step failed',
         );
         return undefined;
+      } finally {
+        this.#stepStartedAtMs = undefined;
       }
     });
     this.#chain = run.catch(() => undefined);

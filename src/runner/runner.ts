@@ -1,8 +1,9 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { silentLog, type Log } from '../core/log.js';
 import type { DepthSeen, OrderIntent } from '../core/intent.js';
-import { toWire } from '../core/decimal.js';
+import { toWire, type Decimal } from '../core/decimal.js';
 import type { MarketSnapshot, OwnOrder, PairInfo, PriceLevel } from '../core/market.js';
+import type { Side } from '../core/order-types.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerMetrics } from './metrics.js';
 import { applyMode, pullAll } from './mode-filter.js';
@@ -19,7 +20,17 @@ export interface PairStrategy {
   state: unknown;
 }
 
-export type TickOutcome = 'quoted' | 'stale' | 'idle' | 'error';
+export type TickOutcome = 'quoted' | 'stale' | 'idle' | 'error' | 'refused';
+
+/**
+ * A last check of a strategy's quotes before they become intents (the risk limits' order checks:
+ * size, notional, count, crossing, distance from mid). A reason refuses them all.
+ */
+export type QuoteGate = (
+  pair: PairInfo,
+  quotes: readonly { readonly side: Side; readonly price: Decimal; readonly volume: Decimal }[],
+  snapshot: MarketSnapshot,
+) => string | undefined;
 
 export interface TickReport {
   readonly pair: string;
@@ -43,6 +54,9 @@ export interface RunnerOptions {
   readonly clock?: Clock;
   readonly metrics?: RunnerMetrics;
   readonly log?: Log;
+  readonly quoteGate?: QuoteGate;
+  /** Told the reason when the gate refuses a strategy's quotes (the role halts on it). */
+  readonly onRefused?: (pair: PairInfo, reason: string) => void;
 }
 
 /** Totals since start for one pair, for the status line and `makerd status`. */
@@ -249,6 +263,16 @@ export class Runner {
     const rounded = roundQuotes(result.quotes, strategy.pair);
     for (const { reason } of rounded.dropped) {
       metrics?.droppedQuotes.inc({ pair: strategy.pair.altname, reason });
+    }
+    const refused = this.#opts.quoteGate?.(strategy.pair, rounded.accepted, snapshot);
+    if (refused !== undefined) {
+      metrics?.droppedQuotes.inc(
+        { pair: strategy.pair.altname, reason: 'risk' },
+        rounded.accepted.length,
+      );
+      loop.log.error({ reason: refused }, 'quotes refused by the risk limits: none is sent');
+      this.#opts.onRefused?.(strategy.pair, refused);
+      return { outcome: 'refused', drafts: [] };
     }
     const drafts = diffQuotes({
       desired: rounded.accepted,

@@ -9,7 +9,15 @@ export {
   type PolicyInput,
 } from './status-policy.js';
 export { RiskConfig, type PairLimits } from './risk-config.js';
-export { RiskGuard, checkLossQuote, type Breach, type PairRisk, type RiskOrder } from './risk.js';
+export {
+  RiskGuard,
+  checkLossQuote,
+  pairLimits,
+  quotesBreach,
+  type Breach,
+  type PairRisk,
+  type RiskOrder,
+} from './risk.js';
 export {
   Supervisor,
   type IntentQueues,

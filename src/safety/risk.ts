@@ -70,9 +70,6 @@ export class RiskGuard {
       pair: p.pair,
       reason: `${p.altname}: ${reason}`,
     });
-    const over = (value: Decimal, max: string | undefined): boolean =>
-      max !== undefined && value.abs().greaterThan(dec(max));
-
     if (over(p.base, limits.max_base)) {
       return at('max_base', `base position ${toWire(p.base)} beyond max_base ${limits.max_base}`);
     }
@@ -81,39 +78,6 @@ export class RiskGuard {
         'max_quote',
         `quote position ${toWire(p.quote)} beyond max_quote ${limits.max_quote}`,
       );
-    }
-    if (limits.max_open_orders !== undefined && p.orders.length > limits.max_open_orders) {
-      return at(
-        'max_open_orders',
-        `${p.orders.length} orders open, max_open_orders ${limits.max_open_orders}`,
-      );
-    }
-    for (const o of p.orders) {
-      if (over(o.volume, limits.max_order_volume)) {
-        return at(
-          'max_order_volume',
-          `${o.side} order of ${toWire(o.volume)} beyond max_order_volume ${limits.max_order_volume}`,
-        );
-      }
-      const notional = o.price.times(o.volume);
-      if (over(notional, limits.max_order_notional)) {
-        return at(
-          'max_order_notional',
-          `${o.side} order worth ${toWire(notional)} beyond max_order_notional ${limits.max_order_notional}`,
-        );
-      }
-    }
-    const bids = p.orders.filter((o) => o.side === 'buy').map((o) => o.price);
-    const asks = p.orders.filter((o) => o.side === 'sell').map((o) => o.price);
-    if (bids.length > 0 && asks.length > 0) {
-      const bestBid = Decimal.max(...bids);
-      const bestAsk = Decimal.min(...asks);
-      if (bestBid.greaterThanOrEqualTo(bestAsk)) {
-        return at(
-          'crossed_quotes',
-          `our bid ${toWire(bestBid)} crosses our ask ${toWire(bestAsk)}`,
-        );
-      }
     }
     if (p.mid === undefined || p.midAtMs === undefined) {
       return at('stale_after_s', 'no market price known');
@@ -125,15 +89,8 @@ export class RiskGuard {
         `market data ${ageS.toFixed(1)} s old, stale_after_s ${c.stale_after_s}`,
       );
     }
-    for (const o of p.orders) {
-      const bps = o.price.minus(p.mid).abs().dividedBy(p.mid).times(TEN_K);
-      if (bps.greaterThan(c.quote_band_bps)) {
-        return at(
-          'quote_band_bps',
-          `${o.side} at ${toWire(o.price)} is ${bps.toFixed(0)} bps from mid ${toWire(p.mid)}, quote_band_bps ${c.quote_band_bps}`,
-        );
-      }
-    }
+    const quotes = quotesBreach(p.orders, p.mid, limits, c.quote_band_bps);
+    if (quotes !== undefined) return at(quotes.limit, quotes.reason);
     return this.#fillRateBreach(p, nowMs);
   }
 
@@ -185,11 +142,74 @@ export class RiskGuard {
   }
 
   limitsOf(p: Pick<PairRisk, 'pair' | 'altname'>): PairLimits {
+    return pairLimits(this.#config, p);
+  }
+}
+
+/**
+ * What a set of our orders (resting, or about to be sent) must satisfy whatever else is known:
+ * how many, how large, not crossing each other, not far from mid. The supervisor checks the
+ * orders on the book; the runner checks a strategy's quotes before they become intents.
+ */
+export function quotesBreach(
+  orders: readonly RiskOrder[],
+  mid: Decimal,
+  limits: PairLimits,
+  bandBps: number,
+): { limit: string; reason: string } | undefined {
+  if (limits.max_open_orders !== undefined && orders.length > limits.max_open_orders) {
     return {
-      ...this.#config.limits,
-      ...(this.#config.pairs[p.altname] ?? this.#config.pairs[p.pair]),
+      limit: 'max_open_orders',
+      reason: `${orders.length} orders open, max_open_orders ${limits.max_open_orders}`,
     };
   }
+  for (const o of orders) {
+    if (over(o.volume, limits.max_order_volume)) {
+      return {
+        limit: 'max_order_volume',
+        reason: `${o.side} order of ${toWire(o.volume)} beyond max_order_volume ${limits.max_order_volume}`,
+      };
+    }
+    const notional = o.price.times(o.volume);
+    if (over(notional, limits.max_order_notional)) {
+      return {
+        limit: 'max_order_notional',
+        reason: `${o.side} order worth ${toWire(notional)} beyond max_order_notional ${limits.max_order_notional}`,
+      };
+    }
+  }
+  const bids = orders.filter((o) => o.side === 'buy').map((o) => o.price);
+  const asks = orders.filter((o) => o.side === 'sell').map((o) => o.price);
+  if (bids.length > 0 && asks.length > 0) {
+    const bestBid = Decimal.max(...bids);
+    const bestAsk = Decimal.min(...asks);
+    if (bestBid.greaterThanOrEqualTo(bestAsk)) {
+      return {
+        limit: 'crossed_quotes',
+        reason: `our bid ${toWire(bestBid)} crosses our ask ${toWire(bestAsk)}`,
+      };
+    }
+  }
+  for (const o of orders) {
+    const bps = o.price.minus(mid).abs().dividedBy(mid).times(TEN_K);
+    if (bps.greaterThan(bandBps)) {
+      return {
+        limit: 'quote_band_bps',
+        reason: `${o.side} at ${toWire(o.price)} is ${bps.toFixed(0)} bps from mid ${toWire(mid)}, quote_band_bps ${bandBps}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** A pair's limits: `limits`, with the pair's own entry (by altname or id) over them. */
+export function pairLimits(config: RiskConfig, p: Pick<PairRisk, 'pair' | 'altname'>): PairLimits {
+  return { ...config.limits, ...(config.pairs[p.altname] ?? config.pairs[p.pair]) };
+}
+
+/** |value| beyond a configured limit (none configured: never). */
+function over(value: Decimal, max: string | undefined): boolean {
+  return max !== undefined && value.abs().greaterThan(dec(max));
 }
 
 /** A loss limit sums pairs, so every pair must share one quote asset. */

@@ -50,3 +50,35 @@ void describe('Executor: halt and resume', () => {
     });
   });
 });
+
+void describe('Executor: liveness', () => {
+  let h: ExecHarness;
+  let executor: Executor;
+  before(async () => {
+    h = await startExecHarness();
+    ({ executor } = await h.executor({ hung_after_ms: 1_000 }));
+  });
+  after(() => h.close());
+
+  void it('stops beating while a step hangs and beats again once it ends', async () => {
+    const beforeHang = await until('a first beat', () => h.flags.alive('executor'));
+    // OpenOrders answers after 8 s: the reconciliation waiting for it is "hung" after 1 s.
+    await h.sim.admin('POST', '/_sim/faults', { paths: ['OpenOrders'], latency_ms: 8_000 });
+    const hungAt = Date.now();
+    const sync = executor.pair(BTC)?.reconcile();
+    await new Promise((r) => setTimeout(r, 6_500));
+    const last = await h.flags.alive('executor');
+    assert.ok(
+      last !== undefined && last < hungAt + 1_000,
+      `last beat ${last! - hungAt} ms after the hang began`,
+    );
+    assert.ok(last >= beforeHang);
+    await h.sim.admin('POST', '/_sim/faults', {});
+    await sync;
+    await until(
+      'a beat after the step ended',
+      async () => (((await h.flags.alive('executor')) ?? 0) > hungAt + 6_500 ? true : undefined),
+      8_000,
+    );
+  });
+});

@@ -13,7 +13,7 @@ import {
 import type { RunnerConfig } from '../../src/runner/config.js';
 import { RunnerMetrics } from '../../src/runner/metrics.js';
 import type { IntentSink, SnapshotSource, UnpublishedIntent } from '../../src/runner/ports.js';
-import { Runner, type PairStrategy } from '../../src/runner/runner.js';
+import { Runner, type PairStrategy, type RunnerOptions } from '../../src/runner/runner.js';
 import {
   defineStrategy,
   Type,
@@ -99,7 +99,11 @@ function scripted(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
   });
 }
 
-function setup(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
+function setup(
+  quotes: () => DesiredQuote[],
+  fills: FillEvent[] = [],
+  gate: Pick<RunnerOptions, 'quoteGate' | 'onRefused'> = {},
+) {
   const clock = new ManualClock(1_700_000_000_000);
   const feed = new FakeFeed();
   const sink = new RecordingSink();
@@ -123,6 +127,7 @@ function setup(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
     instance: 1,
     clock,
     metrics: new RunnerMetrics(registry),
+    ...gate,
   });
   return { clock, feed, sink, registry, runner, strategy };
 }
@@ -141,6 +146,30 @@ async function counter(registry: Registry, name: string, labels: Record<string, 
 }
 
 describe('Runner', () => {
+  it('sends nothing and says why when the quote gate refuses the quotes', async () => {
+    const refusals: string[] = [];
+    const seen: string[][] = [];
+    const { runner, sink, registry } = setup(twoSided, [], {
+      quoteGate: (pair, quotes, snapshot) => {
+        seen.push(quotes.map((q) => `${q.side} ${q.price.toFixed()}`));
+        return snapshot.mid !== undefined && pair.altname === 'XBTUSD'
+          ? 'too far from mid'
+          : undefined;
+      },
+      onRefused: (pair, reason) => refusals.push(`${pair.altname}: ${reason}`),
+    });
+    const report = await runner.tick(PAIR.id);
+    assert.equal(report.outcome, 'refused');
+    assert.deepEqual(sink.published, []);
+    assert.deepEqual(refusals, ['XBTUSD: too far from mid']);
+    // The gate sees the quotes as rounded to the pair's tick, as they would be sent.
+    assert.deepEqual(seen, [['buy 99.8', 'sell 100.2']]);
+    assert.equal(
+      await counter(registry, 'makerd_quotes_dropped_total', { pair: 'XBTUSD', reason: 'risk' }),
+      2,
+    );
+  });
+
   it('turns desired quotes into place intents with pair, slot, deadline and snapshot', async () => {
     const { runner, sink, clock, registry } = setup(twoSided);
     const report = await runner.tick(PAIR.id);
