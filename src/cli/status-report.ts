@@ -115,12 +115,15 @@ export function formatStatus(r: StatusReport): string {
   else {
     const dm = sup.deadMan as { triggerAtMs?: number } | undefined;
     const risk = sup.risk as string | { reason?: string } | undefined;
+    const rest = sup.rest as { level: number; max: number } | undefined;
     lines.push(
       `supervisor: exchange ${String(sup.exchange)}, posture ${String(sup.posture)}, dead-man ${
         dm?.triggerAtMs === undefined
           ? 'disarmed'
           : `fires at ${new Date(dm.triggerAtMs).toISOString()}`
-      }, risk ${typeof risk === 'object' ? `BREACHED: ${risk.reason ?? ''}` : String(risk)}`,
+      }, risk ${typeof risk === 'object' ? `BREACHED: ${risk.reason ?? ''}` : String(risk)}${
+        rest === undefined ? '' : `, REST counter ${rest.level}/${rest.max}`
+      }`,
     );
   }
   for (const p of r.pairs) {

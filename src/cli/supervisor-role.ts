@@ -47,6 +47,10 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       metrics: new SupervisorMetrics(parts.registry, clock),
       haltOnStop: parts.alone,
       risk: trackerRiskSource({ redis, prefix: settings.redis.prefix, client, pairs, clock }),
+      restBudget: () => {
+        const snap = client.limiter?.snapshot();
+        return { level: Math.round((snap?.level ?? 0) * 100) / 100, max: snap?.max ?? 0 };
+      },
       queues: {
         pause: async () => {
           await Promise.all(pairs.map((p) => base.bus.queueFor(p.id).pause()));

@@ -58,6 +58,8 @@ export interface SupervisorOptions {
   /** Without one, the risk limits are not checked (and status says so). */
   readonly risk?: RiskSource;
   readonly queues?: IntentQueues;
+  /** The key's REST counter as this process models it, for status. */
+  readonly restBudget?: () => { readonly level: number; readonly max: number };
 }
 
 export interface SupervisorStatus {
@@ -72,6 +74,8 @@ export interface SupervisorStatus {
   readonly rolesAlive: Readonly<Record<string, boolean>>;
   /** The last risk limit breached, if any; `unchecked` without a risk source. */
   readonly risk: Breach | 'ok' | 'unchecked';
+  /** The key's REST counter (level of max) as this process models it. */
+  readonly rest: { readonly level: number; readonly max: number } | undefined;
 }
 
 export interface StopReport {
@@ -362,6 +366,7 @@ export class Supervisor {
       deadMan: { triggerAtMs: this.#deadMan.triggerAtMs, lastAckMs: this.#deadMan.lastAckMs },
       rolesAlive: Object.fromEntries(this.#alive),
       risk: this.#o.risk === undefined ? 'unchecked' : (this.#breach ?? 'ok'),
+      rest: this.#o.restBudget?.(),
     };
   }
 

@@ -159,6 +159,7 @@ describe('makerd supervisor, halt, resume', () => {
       const text = await cli();
       assert.match(text, /^trading \(not halted\)$/m);
       assert.match(text, /^supervisor: exchange online, posture normal, dead-man fires at /m);
+      assert.match(text, /, risk ok, REST counter [\d.]+\/15$/m);
       assert.match(text, /^XBTUSD: NO EXECUTOR, 0 open orders, base 0, quote 0/m);
 
       const halted = await fetch(`${http}/halt`, {
