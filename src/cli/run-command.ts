@@ -13,7 +13,7 @@ import {
 import { startRunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
 import { packageFile } from './sim-command.js';
-import { startSupervisorRole } from './supervisor-role.js';
+import { logShutdown, startSupervisorRole } from './supervisor-role.js';
 
 /** How long the runner and the executor each get to stop before the supervisor cancels anyway. */
 const ROLE_STOP_MS = 5_000;
@@ -65,7 +65,7 @@ export function registerRunCommand(program: Command): void {
           await settle('runner', runner.stop(), ROLE_STOP_MS, log);
           await settle('executor', executor.stop(), ROLE_STOP_MS, log);
           const report = await supervisor.stop();
-          log.info({ ...report }, 'shutdown: orders cancelled, dead-man timer disarmed');
+          logShutdown(log, report, settings.supervisor.shutdown.cancel_orders);
         },
       );
     } finally {

@@ -63,16 +63,30 @@ export function registerSimCommand(program: Command): void {
         })}\n`,
       );
       await new Promise<void>((done) => {
+        let closing = false;
+        const close = (): void => {
+          if (closing) return;
+          closing = true;
+          void sim.close().then(done);
+        };
+        // A Ctrl-C in a terminal reaches the bot and the simulator at once: the simulator answers
+        // for a moment longer, so the bot's shutdown can still cancel its orders and disarm its
+        // timer, as a real exchange would. A second signal closes at once.
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          void sim.close().then(done);
+          process.once('SIGINT', close);
+          process.once('SIGTERM', close);
+          setTimeout(close, SHUTDOWN_GRACE_MS);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
     });
 }
+
+/** How long the simulator keeps answering after the first signal. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 function integer(flag: string, text: string): number {
   const n = Number(text);

@@ -6,7 +6,7 @@ import {
   withRoleOptions,
   type RoleCommandOptions,
 } from './role-command.js';
-import { startSupervisorRole } from './supervisor-role.js';
+import { logShutdown, startSupervisorRole } from './supervisor-role.js';
 
 export function registerSupervisorCommand(program: Command): void {
   withRoleOptions(
@@ -35,7 +35,7 @@ export function registerSupervisorCommand(program: Command): void {
       () => role.supervisor.status(),
       async () => {
         const report = await role.stop();
-        log.info({ ...report }, 'supervisor shutdown done');
+        logShutdown(log, report, settings.supervisor.shutdown.cancel_orders);
       },
     );
   });

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { Log } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { startHttpServer, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { Supervisor, SupervisorMetrics, checkLossQuote, type StopReport } from '../safety/index.js';
@@ -122,4 +123,24 @@ function supervisorRoutes(
     },
     'POST /resume': async () => ({ json: { resumed: await base.flags.resume() } }),
   };
+}
+
+/**
+ * The shutdown's outcome as one log line: info when the orders are gone (or were to stay) and the
+ * timer is disarmed; an error naming what is left otherwise, since the operator has to act.
+ */
+export function logShutdown(
+  log: Pick<Log, 'info' | 'error'>,
+  report: StopReport,
+  cancelAsked: boolean,
+): void {
+  const cancelled = !cancelAsked || report.cancelled !== undefined;
+  if (cancelled && report.disarmed) {
+    log.info({ ...report }, 'shutdown: orders cancelled, dead-man timer disarmed');
+    return;
+  }
+  log.error(
+    { ...report, ordersMayRemain: !cancelled, timerMayBeArmed: !report.disarmed },
+    'shutdown incomplete: the exchange did not confirm the cancel or the disarm',
+  );
 }

@@ -108,7 +108,9 @@ describe('makerd supervisor, halt, resume', () => {
     const termAt = Date.now();
     assert.equal(await stop(sup.child), 0);
     t.diagnostic(`SIGTERM → orders cancelled, timer disarmed, exited: ${Date.now() - termAt} ms`);
-    const done = sup.lines.find((l) => l.msg === 'supervisor shutdown done');
+    const done = sup.lines.find(
+      (l) => l.msg === 'shutdown: orders cancelled, dead-man timer disarmed',
+    );
     assert.equal(done?.cancelled, 2);
     assert.equal(done?.disarmed, true);
     assert.deepEqual(await ours(), []);
