@@ -73,3 +73,12 @@ export async function runUntilSignal(
   log.info({}, `${role} stopped`);
   log.flush();
 }
+
+/** The package's built-in strategies folder, which the runner loads plugins from. */
+export function builtInStrategies(): string {
+  const dir = packageFile('strategies');
+  if (dir === undefined) {
+    throw new InvalidInputError('strategies', 'the package strategies/ folder is missing');
+  }
+  return dir;
+}

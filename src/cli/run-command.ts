@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { Registry } from 'prom-client';
-import { InvalidInputError } from '../core/index.js';
 import type { Logger } from '../obs/index.js';
 import { startExecutorRole } from './executor-role.js';
 import { openRoleBase } from './role-base.js';
 import {
+  builtInStrategies,
   roleContext,
   runUntilSignal,
   withRoleOptions,
@@ -12,7 +12,6 @@ import {
 } from './role-command.js';
 import { startRunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
-import { packageFile } from './sim-command.js';
 import { logShutdown, startSupervisorRole } from './supervisor-role.js';
 
 /** How long the runner and the executor each get to stop before the supervisor cancels anyway. */
@@ -26,9 +25,7 @@ export function registerRunCommand(program: Command): void {
   ).action(async (opts: RoleCommandOptions) => {
     const ctx = roleContext('makerd', opts);
     const { settings, log } = ctx;
-    const strategiesDir = packageFile('strategies');
-    if (strategiesDir === undefined)
-      throw new InvalidInputError('strategies', 'the package strategies/ folder is missing');
+    const strategiesDir = builtInStrategies();
     const registry = new Registry();
     // One base for the three roles: one client, so one REST limiter and one nonce stream.
     const base = await openRoleBase(settings, { configDir: ctx.configDir });

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { Registry } from 'prom-client';
-import { InvalidInputError } from '../core/index.js';
 import { startRunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
-import { packageFile } from './sim-command.js';
 import {
+  builtInStrategies,
   roleContext,
   runUntilSignal,
   withRoleOptions,
@@ -21,9 +20,7 @@ export function registerRunnerCommand(program: Command): void {
   ).action(async (opts: RoleCommandOptions) => {
     const ctx = roleContext('runner', opts);
     const { settings, log } = ctx;
-    const strategiesDir = packageFile('strategies');
-    if (strategiesDir === undefined)
-      throw new InvalidInputError('strategies', 'the package strategies/ folder is missing');
+    const strategiesDir = builtInStrategies();
     const role = await startRunnerRole({
       settings,
       log,
