@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
+import { registerCheckConfigCommand } from './check-config-command.js';
 import { registerExecutorCommand } from './executor-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerRunCommand } from './run-command.js';
@@ -14,14 +15,13 @@ import { registerSupervisorCommand } from './supervisor-command.js';
  */
 const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
   ['demo', 'paper-trade against the built-in simulator', 7],
-  ['check-config', 'print the effective configuration with secrets masked', 7],
 ];
 
 export class NotBuiltYetError extends MakerdError {
   constructor(command: string, issue: number) {
     super(
       'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships 'makerd run' (all roles in one process), the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
+      `'makerd ${command}' is not built yet (issue #${issue}); this version ships 'makerd run' (all roles in one process), 'makerd check-config', the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
     );
   }
 }
@@ -32,6 +32,7 @@ export function registerCommands(program: Command): void {
   registerExecutorCommand(program);
   registerSupervisorCommand(program);
   registerRunCommand(program);
+  registerCheckConfigCommand(program);
   registerOperatorCommands(program);
 
   program

@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { loadBotConfig, type BotSettings } from './bot-config.js';
+import { packageFile } from './sim-command.js';
+
+/**
+ * `makerd check-config`: the configuration as the daemon would run it (file, defaults and
+ * environment overrides), as YAML. Secrets never live in the file; for each variable that may
+ * hold one it says only whether it is set, and where from, never a character of the value.
+ */
+export function registerCheckConfigCommand(program: Command): void {
+  program
+    .command('check-config')
+    .description(
+      'print the effective configuration (defaults and environment applied), secrets masked',
+    )
+    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
+    .action((opts: { config?: string }) => {
+      const file = resolve(
+        opts.config ?? packageFile('config', 'paper.yaml') ?? 'config/paper.yaml',
+      );
+      const settings = loadBotConfig(file);
+      process.stdout.write(`# ${file}, defaults and environment applied\n`);
+      process.stdout.write(stringify({ ...settings, secrets: secretsOf(settings, process.env) }));
+    });
+}
+
+/** Each secret's variable: `set`, `set (file)` or `not set`. */
+export function secretsOf(settings: BotSettings, env: NodeJS.ProcessEnv): Record<string, string> {
+  const names: string[] = [settings.http.token_env];
+  const creds = settings.exchange.credentials;
+  if (creds.from === 'env') names.unshift(creds.key_env, creds.secret_env);
+  const state = (name: string): string => {
+    if ((env[name] ?? '') !== '') return 'set';
+    if ((env[`${name}_FILE`] ?? '') !== '') return `set (file ${env[`${name}_FILE`] ?? ''})`;
+    return 'not set';
+  };
+  return Object.fromEntries(names.map((n) => [n, state(n)]));
+}
