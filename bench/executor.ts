@@ -36,6 +36,7 @@ import {
 } from './executor/setup.js';
 import { fmtMs } from './executor/stats.js';
 import { printHeader, startWatchdog } from './support/run.js';
+import { errorMessage } from '../src/core/index.js';
 
 interface Args {
   readonly seconds: number;
@@ -137,7 +138,7 @@ async function main(): Promise<void> {
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
+    console.error(errorMessage(err));
     process.exitCode = 2;
     return;
   }
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   try {
     redis = await checkRedis();
   } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
+    console.error(errorMessage(err));
     disarm();
     process.exitCode = 1;
     return;

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { parseWithSchema, type PairInfo } from '../../src/core/index.js';
+import { errorMessage, parseWithSchema, type PairInfo } from '../../src/core/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import type { SpotClient, Tier } from '../../src/exchange/index.js';
 import {
@@ -168,7 +168,7 @@ export async function checkRedis(): Promise<RedisFacts> {
   } catch (err) {
     redis.disconnect();
     throw new Error(
-      `Redis is not reachable at ${REDIS_URL} (${err instanceof Error ? err.message : String(err)}).\n` +
+      `Redis is not reachable at ${REDIS_URL} (${errorMessage(err)}).\n` +
         'This benchmark runs the real intent bus and executor on Redis: start one ' +
         '(e.g. `redis-server` or `docker run -p 6379:6379 redis:7`) or set REDIS_URL.',
     );

@@ -1,4 +1,4 @@
-import { MakerdError } from '../core/index.js';
+import { errorMessage, MakerdError } from '../core/index.js';
 
 /**
  * BUS_CORRUPT: what Redis holds under a bus key is not what the bus wrote (hand edits, another
@@ -32,7 +32,7 @@ const SCRIPT_CORRUPT = /^(?:ERR .*?)?MAKERD_BUS_CORRUPT (.*)$/s;
 /** Maps a failed Redis call on `key` to a BusError; a wrong-typed key counts as corrupt. */
 export function busError(err: unknown, key: string, doing: string): BusError {
   if (err instanceof BusError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const scripted = SCRIPT_CORRUPT.exec(message);
   if (scripted !== null) {
     return new BusError('BUS_CORRUPT', key, undefined, `${doing}: ${scripted[1] ?? ''}`, err);

@@ -1,8 +1,7 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { loadBotConfig, type BotSettings } from './bot-config.js';
-import { packageFile } from './sim-command.js';
+import type { BotSettings } from './bot-config.js';
+import { loadSettings } from './role-command.js';
 
 /**
  * `makerd check-config`: the configuration as the daemon would run it (file, defaults and
@@ -17,10 +16,7 @@ export function registerCheckConfigCommand(program: Command): void {
     )
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
     .action((opts: { config?: string }) => {
-      const file = resolve(
-        opts.config ?? packageFile('config', 'paper.yaml') ?? 'config/paper.yaml',
-      );
-      const settings = loadBotConfig(file);
+      const { settings, file } = loadSettings(opts.config);
       process.stdout.write(`# ${file}, defaults and environment applied\n`);
       process.stdout.write(stringify({ ...settings, secrets: secretsOf(settings, process.env) }));
     });

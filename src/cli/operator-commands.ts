@@ -1,14 +1,13 @@
 import { hostname, userInfo } from 'node:os';
-import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { ControlFlags } from '../bus/index.js';
-import { systemClock } from '../core/index.js';
-import { loadBotConfig, type BotSettings } from './bot-config.js';
+import { errorMessage, systemClock } from '../core/index.js';
+import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { keyClient } from './role-base.js';
 import { loadPairs } from '../market/index.js';
-import { packageFile } from './sim-command.js';
+import { loadSettings } from './role-command.js';
 import { formatStatus, readStatus } from './status-report.js';
 
 interface FlagCommandOptions {
@@ -27,7 +26,7 @@ export function registerOperatorCommands(program: Command): void {
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
     .option('--reason <text>', 'why, shown in status, logs and metrics', 'operator halt')
     .action(async (opts: FlagCommandOptions & { reason: string }) => {
-      const { settings, dir } = settingsOf(opts);
+      const { settings, dir } = loadSettings(opts.config);
       const by = `operator:${userInfo().username}@${hostname()}`;
       await withFlags(settings, async (flags, redis) => {
         const set = await flags.halt(opts.reason, by, Date.now());
@@ -42,7 +41,7 @@ export function registerOperatorCommands(program: Command): void {
         try {
           cancelled = (await client.cancelAll({ priority: 'high' })).result.count;
         } catch (err) {
-          cancelled = `CancelAll failed: ${err instanceof Error ? err.message : String(err)}`;
+          cancelled = `CancelAll failed: ${errorMessage(err)}`;
           process.exitCode = 1;
         } finally {
           await client.close();
@@ -63,7 +62,7 @@ export function registerOperatorCommands(program: Command): void {
     .description('clear the halt flag: the runner quotes and the executor sends again')
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
     .action(async (opts: FlagCommandOptions) => {
-      const { settings } = settingsOf(opts);
+      const { settings } = loadSettings(opts.config);
       await withFlags(settings, async (flags) => {
         const before = await flags.read();
         const cleared = await flags.resume();
@@ -79,7 +78,7 @@ export function registerOperatorCommands(program: Command): void {
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
     .option('--json', 'one JSON object instead of lines for people')
     .action(async (opts: FlagCommandOptions & { json?: boolean }) => {
-      const { settings, dir } = settingsOf(opts);
+      const { settings, dir } = loadSettings(opts.config);
       const credentials = resolveCredentials(settings.exchange, process.env, dir);
       await withFlags(settings, async (flags, redis) => {
         const client = keyClient(settings, redis, credentials, systemClock);
@@ -105,11 +104,6 @@ export function registerOperatorCommands(program: Command): void {
         }
       });
     });
-}
-
-function settingsOf(opts: FlagCommandOptions): { settings: BotSettings; dir: string } {
-  const file = resolve(opts.config ?? packageFile('config', 'paper.yaml') ?? 'config/paper.yaml');
-  return { settings: loadBotConfig(file), dir: dirname(file) };
 }
 
 async function withFlags(

@@ -4,10 +4,9 @@ import type { SpotClient } from '../exchange/index.js';
 import { FOREIGN_SLOT, OrderTracker } from '../executor/tracker/index.js';
 import type { PairRisk, RiskSource } from '../safety/index.js';
 
-const RESTING = new Set(['pending-new', 'open', 'partially-filled', 'unknown']);
-
 /**
- * The risk limits' inputs for a supervisor: positions and our orders from the executor's tracker
+ * The risk limits' inputs for a supervisor (the tracker's live records are every order of ours
+ * that may rest: pending, open, partly filled, unknown): positions and our orders from the executor's tracker
  * in Redis (so a supervisor in another process sees them too), and the mid of every pair from one
  * public Ticker call.
  */
@@ -44,7 +43,7 @@ export function trackerRiskSource(options: {
             mid,
             midAtMs: mid === undefined ? undefined : askedAt,
             orders: live
-              .filter((o) => o.slot !== FOREIGN_SLOT && RESTING.has(o.state))
+              .filter((o) => o.slot !== FOREIGN_SLOT)
               .map((o) => ({
                 side: o.side,
                 price: dec(o.price),

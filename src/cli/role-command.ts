@@ -29,12 +29,22 @@ export function withRoleOptions(command: Command): Command {
     .option('--status-every <seconds>', 'log a status line this often (0: never)', '30');
 }
 
-/** Loads the config (bad input names the option or field) and the role's logger. */
-export function roleContext(role: string, opts: RoleCommandOptions): RoleCommandContext {
-  const file = opts.config ?? packageFile('config', 'paper.yaml');
-  if (file === undefined) {
+/** `--config`, or the package's config/paper.yaml: the settings and the folder they came from. */
+export function loadSettings(config: string | undefined): {
+  readonly settings: BotSettings;
+  readonly file: string;
+  readonly dir: string;
+} {
+  const given = config ?? packageFile('config', 'paper.yaml');
+  if (given === undefined) {
     throw new InvalidInputError('--config', 'no file given and no package config/paper.yaml found');
   }
+  const file = resolve(given);
+  return { settings: loadBotConfig(file), file, dir: dirname(file) };
+}
+
+/** Loads the config (bad input names the option or field) and the role's logger. */
+export function roleContext(role: string, opts: RoleCommandOptions): RoleCommandContext {
   const every = Number(opts.statusEvery);
   if (!Number.isFinite(every) || every < 0) {
     throw new InvalidInputError(
@@ -42,13 +52,12 @@ export function roleContext(role: string, opts: RoleCommandOptions): RoleCommand
       `must be a number of seconds >= 0, got ${opts.statusEvery}`,
     );
   }
-  const path = resolve(file);
-  const settings = loadBotConfig(path);
+  const { settings, dir } = loadSettings(opts.config);
   const log = createLogger({
     level: opts.logLevel ?? settings.log.level,
     base: { role, instance: settings.instance },
   });
-  return { settings, log, configDir: dirname(path), statusEveryMs: every * 1000 };
+  return { settings, log, configDir: dir, statusEveryMs: every * 1000 };
 }
 
 /**

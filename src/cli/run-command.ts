@@ -13,6 +13,7 @@ import {
 import { startRunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
 import { logShutdown, startSupervisorRole } from './supervisor-role.js';
+import { errorMessage, systemClock, within } from '../core/index.js';
 
 /** How long the runner and the executor each get to stop before the supervisor cancels anyway. */
 const ROLE_STOP_MS = 5_000;
@@ -79,23 +80,12 @@ async function settle(
   ms: number,
   log: Logger,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), ms);
-  });
-  const outcome = await Promise.race([
-    work.then(
-      () => 'stopped' as const,
-      (err: unknown) => {
-        log.error(
-          { role, err: err instanceof Error ? err.message : String(err) },
-          'stopping a role failed',
-        );
-        return 'failed' as const;
-      },
+  const stopped = await within(
+    systemClock,
+    work.catch((err: unknown) =>
+      log.error({ role, err: errorMessage(err) }, 'stopping a role failed'),
     ),
-    late,
-  ]);
-  clearTimeout(timer);
-  if (outcome === 'late') log.error({ role, boundMs: ms }, 'role did not stop in time: going on');
+    ms,
+  );
+  if (!stopped.done) log.error({ role, boundMs: ms }, 'role did not stop in time: going on');
 }

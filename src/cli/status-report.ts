@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ControlFlags, HaltState } from '../bus/index.js';
 import type { Clock, PairInfo } from '../core/index.js';
 import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
-import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
 import type { OrderState } from '../executor/index.js';
 
@@ -42,13 +42,6 @@ export interface StatusSources {
   readonly clock: Clock;
 }
 
-const LIVE: ReadonlySet<OrderState> = new Set([
-  'pending-new',
-  'open',
-  'partially-filled',
-  'unknown',
-]);
-
 export async function readStatus(s: StatusSources): Promise<StatusReport> {
   const now = s.clock.now();
   const tracker = new OrderTracker({ redis: s.redis, prefix: s.prefix });
@@ -69,7 +62,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         tracker.live(p.id),
         tracker.position(p.id),
         ratecount.level(p.id, now),
-        s.redis.exists(`${s.prefix}:exec-lease:${p.id}`),
+        s.redis.exists(PairLease.keyFor(s.prefix, p.id)),
       ]);
       const ordersByState: Partial<Record<OrderState, number>> = {};
       for (const o of live) ordersByState[o.state] = (ordersByState[o.state] ?? 0) + 1;
@@ -77,7 +70,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         pair: p.id,
         altname: p.altname,
         executor: lease === 1,
-        openOrders: live.filter((o) => LIVE.has(o.state)).length,
+        openOrders: live.length,
         ordersByState,
         inventory: { base: position.base, quote: position.quote, avgPrice: position.avgPrice },
         realizedPnl: position.realizedPnl,

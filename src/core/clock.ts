@@ -119,3 +119,24 @@ export class ManualClock implements Clock {
 async function flushMicrotasks(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
+
+/**
+ * `work`'s outcome, or `{ done: false }` once `ms` of `clock` have passed without one; the work
+ * goes on unwatched. For shutdowns that must end within a bound.
+ */
+export async function within<T>(
+  clock: Clock,
+  work: Promise<T>,
+  ms: number,
+): Promise<{ readonly done: true; readonly value: T } | { readonly done: false }> {
+  const timer = new AbortController();
+  const late = clock.sleep(ms, timer.signal).then(
+    () => ({ done: false }) as const,
+    () => ({ done: false }) as const,
+  );
+  try {
+    return await Promise.race([work.then((value) => ({ done: true, value }) as const), late]);
+  } finally {
+    timer.abort();
+  }
+}

@@ -28,3 +28,8 @@ export class InvalidInputError extends MakerdError {
     this.field = field;
   }
 }
+
+/** What to log or show of a thrown value: an Error's message, anything else as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

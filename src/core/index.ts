@@ -1,5 +1,5 @@
-export { MakerdError, InvalidInputError, type MakerdErrorOptions } from './errors.js';
-export { type Clock, systemClock, ManualClock } from './clock.js';
+export { MakerdError, InvalidInputError, errorMessage, type MakerdErrorOptions } from './errors.js';
+export { type Clock, systemClock, ManualClock, within } from './clock.js';
 export { parseWithSchema } from './validate.js';
 export {
   Decimal,

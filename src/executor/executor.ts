@@ -8,7 +8,14 @@ import {
   type IntentBus,
   type IntentJobData,
 } from '../bus/index.js';
-import { silentLog, systemClock, type Clock, type Log, type PairInfo } from '../core/index.js';
+import {
+  errorMessage,
+  silentLog,
+  systemClock,
+  type Clock,
+  type Log,
+  type PairInfo,
+} from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { MATCHING_ENGINE } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
@@ -193,10 +200,7 @@ export class Executor {
             await this.#take(p);
           }
         } catch (err) {
-          this.#log.error(
-            { pair: p.id, err: err instanceof Error ? err.message : String(err) },
-            'lease step failed',
-          );
+          this.#log.error({ pair: p.id, err: errorMessage(err) }, 'lease step failed');
         }
       }),
     );
@@ -262,7 +266,7 @@ export class Executor {
     try {
       await pe.start();
     } catch (err) {
-      await this.#let(pair.id, `start failed: ${err instanceof Error ? err.message : String(err)}`);
+      await this.#let(pair.id, `start failed: ${errorMessage(err)}`);
       return;
     }
     void worker.run();

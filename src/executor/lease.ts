@@ -32,6 +32,11 @@ export class PairLease {
   readonly #clock: Clock;
   #validUntilMs = 0;
 
+  /** The Redis key of a pair's lease: it exists while an executor works the pair. */
+  static keyFor(prefix: string, pair: string): string {
+    return `${prefix}:exec-lease:${pair}`;
+  }
+
   constructor(
     redis: Redis,
     prefix: string,
@@ -41,7 +46,7 @@ export class PairLease {
     clock: Clock,
   ) {
     this.#redis = redis;
-    this.key = `${prefix}:exec-lease:${pair}`;
+    this.key = PairLease.keyFor(prefix, pair);
     this.token = `${owner}#${randomUUID()}`;
     this.#ttlMs = ttlMs;
     this.#clock = clock;

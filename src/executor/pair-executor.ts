@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
-import { missingFromDepth, type OrderIntent } from '../core/index.js';
+import { errorMessage, missingFromDepth, type OrderIntent } from '../core/index.js';
 import { cancelAllPenalty } from '../exchange/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
@@ -8,8 +8,7 @@ import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
-import { FOREIGN_SLOT } from './tracker/index.js';
-import { TERMINAL_STATES, type TrackedOrder } from './types.js';
+import type { TrackedOrder } from './types.js';
 
 /**
  * A halt's CancelAll is followed by the supervisor's sweep; a full sync this long after the halt
@@ -130,9 +129,8 @@ export class PairExecutor {
     return this.#serial(async () => {
       const ctx = this.ctx;
       const now = ctx.now();
-      const ages = [...ctx.orders.values()]
-        .filter((o) => !TERMINAL_STATES.has(o.state) && o.slot !== FOREIGN_SLOT)
-        .map((o) => (o.openedAtMs > 0 ? now - o.openedAtMs : 0));
+      // Foreign orders too: CancelAll takes every order of the key and charges each one.
+      const ages = [...ctx.orders.values()].map((o) => (o.openedAtMs > 0 ? now - o.openedAtMs : 0));
       const points = cancelAllPenalty(ages);
       if (points > 0) {
         const reading = await ctx.deps.ratecount.add(ctx.id, points, now);
@@ -245,10 +243,7 @@ export class PairExecutor {
         return await fn();
       } catch (err) {
         if (err instanceof ExecutorError && err.code === 'EXECUTOR_LEASE_LOST') throw err;
-        this.ctx.deps.log.error(
-          { err: err instanceof Error ? err.message : String(err) },
-          'pair executor step failed',
-        );
+        this.ctx.deps.log.error({ err: errorMessage(err) }, 'pair executor step failed');
         return undefined;
       } finally {
         this.#stepStartedAtMs = undefined;
@@ -449,7 +444,7 @@ export class PairExecutor {
       const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs, gate))
         .catch((err: unknown) => {
           log.error(
-            { call: r.call.kind, err: err instanceof Error ? err.message : String(err) },
+            { call: r.call.kind, err: errorMessage(err) },
             'recording an order-entry outcome failed',
           );
         })
@@ -465,7 +460,7 @@ export class PairExecutor {
     try {
       await journaled;
     } catch (err) {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'write-ahead failed');
+      log.error({ err: errorMessage(err) }, 'write-ahead failed');
     }
     return { unsent, answered };
   }

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
+  errorMessage,
   DATA_SOURCES,
   InvalidInputError,
   MakerdError,
@@ -385,7 +386,7 @@ export class MarketFeed {
       if (permanent) this.#fills.forget(asked);
       this.#log.warn(
         { poll: poll.id, code, txids: asked.length, dropped: permanent },
-        `QueryOrders for vanished orders failed: ${err instanceof Error ? err.message : String(err)}`,
+        `QueryOrders for vanished orders failed: ${errorMessage(err)}`,
       );
     }
     return 2;
@@ -485,10 +486,7 @@ export class MarketFeed {
 
   /** A listener's bug must not stop the polls that every other part depends on. */
   #listenerFailed(kind: string, err: unknown): void {
-    this.#log.error(
-      { listener: kind, err: err instanceof Error ? err.message : String(err) },
-      `${kind} listener threw`,
-    );
+    this.#log.error({ listener: kind, err: errorMessage(err) }, `${kind} listener threw`);
   }
 }
 

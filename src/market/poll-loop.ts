@@ -1,4 +1,4 @@
-import { MakerdError, type Clock } from '../core/index.js';
+import { errorMessage, MakerdError, type Clock } from '../core/index.js';
 import {
   BudgetWaitTooLongError,
   RateLimitExceededError,
@@ -139,7 +139,7 @@ export class PollLoop {
 
   #failed(err: unknown, outcome: PollOutcome): void {
     const code = err instanceof MakerdError ? err.code : 'UNEXPECTED';
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     // One line per change, not one per attempt: a dead endpoint must not flood the log.
     if (this.#failures === 0 || code !== this.#lastErrorCode) {
       const fields = { poll: this.poll.id, code, outcome, err: message };

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidInputError, silentLog, type Log } from '../core/index.js';
+import { errorMessage, InvalidInputError, silentLog, type Log } from '../core/index.js';
 
 /** A route's answer: JSON, or text with its content type (Prometheus exposition). */
 export type RouteAnswer =
@@ -48,7 +48,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'http request failed');
+      log.error({ err: errorMessage(err) }, 'http request failed');
       send(res, 500, { error: 'internal error' });
     });
   });

@@ -7,7 +7,12 @@ import { stat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
-import { MakerdError, InvalidInputError, type MakerdErrorOptions } from '../core/errors.js';
+import {
+  errorMessage,
+  MakerdError,
+  InvalidInputError,
+  type MakerdErrorOptions,
+} from '../core/errors.js';
 import type { PairInfo } from '../core/market.js';
 import { parseWithSchema } from '../core/validate.js';
 import type { StrategyContext, StrategyLog, StrategyPlugin } from './strategy-api.js';
@@ -99,7 +104,7 @@ export async function loadStrategy(
       // A bare name that fell through to npm: the paths tried say more than "(npm package)".
       throw fail(notFound, STRATEGY_NAME_RE.test(ref) ? undefined : where, err);
     }
-    throw fail(`import threw: ${messageOf(err)}`, where, err);
+    throw fail(`import threw: ${errorMessage(err)}`, where, err);
   }
 
   const plugin = pickExport(mod);
@@ -149,7 +154,7 @@ export function instantiateStrategy<Schema extends TSchema, S>(
   } catch (err) {
     if (err instanceof InvalidInputError) throw err;
     // The schema itself is broken (e.g. an unknown kind): that is the plugin's fault, not config's.
-    throw fail(`options schema could not be applied: ${messageOf(err)}`, err);
+    throw fail(`options schema could not be applied: ${errorMessage(err)}`, err);
   }
   const context: StrategyContext<Static<Schema>> = Object.freeze({
     pair: ctxBase.pair,
@@ -161,7 +166,7 @@ export function instantiateStrategy<Schema extends TSchema, S>(
   try {
     state = plugin.init(context);
   } catch (err) {
-    throw fail(`init threw: ${messageOf(err)}`, err);
+    throw fail(`init threw: ${errorMessage(err)}`, err);
   }
   if (isThenable(state)) {
     throw fail('init returned a Promise; init must be synchronous', undefined);
@@ -169,7 +174,7 @@ export function instantiateStrategy<Schema extends TSchema, S>(
   try {
     plugin.start?.(context);
   } catch (err) {
-    throw fail(`start threw: ${messageOf(err)}`, err);
+    throw fail(`start threw: ${errorMessage(err)}`, err);
   }
   return { plugin, context, state };
 }
@@ -262,7 +267,7 @@ function isMissingPackage(err: unknown, ref: string): boolean {
   // Only the package itself missing counts as "not found"; a missing dependency of an installed
   // plugin is an import failure of that plugin.
   const pkg = ref.startsWith('@') ? ref.split('/').slice(0, 2).join('/') : ref.split('/')[0];
-  return messageOf(err).includes(`'${pkg}'`);
+  return errorMessage(err).includes(`'${pkg}'`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -276,10 +281,6 @@ function isThenable(value: unknown): boolean {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   return typeof value === 'function' ? 'a function' : `a ${typeof value}`;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,4 +1,4 @@
-import type { Clock, Log } from '../core/index.js';
+import { errorMessage, type Clock, type Log } from '../core/index.js';
 import type { ApiResponse, CallOptions } from '../exchange/index.js';
 import type { SupervisorMetrics } from './metrics.js';
 
@@ -64,7 +64,7 @@ export class DeadManSwitch {
     } catch (err) {
       this.#metrics?.heartbeats.inc({ outcome: 'failed' });
       this.#log.error(
-        { err: errorText(err), triggerAtMs: this.#triggerAtMs },
+        { err: errorMessage(err), triggerAtMs: this.#triggerAtMs },
         'dead-man heartbeat failed',
       );
       return false;
@@ -81,12 +81,8 @@ export class DeadManSwitch {
       this.#log.info({}, 'dead-man timer disarmed');
       return true;
     } catch (err) {
-      this.#log.error({ err: errorText(err) }, 'disarming the dead-man timer failed');
+      this.#log.error({ err: errorMessage(err) }, 'disarming the dead-man timer failed');
       return false;
     }
   }
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,4 +1,4 @@
-import { Decimal, InvalidInputError, dec, toWire, type Side } from '../core/index.js';
+import { InvalidInputError, dec, toWire, type Decimal, type Side } from '../core/index.js';
 import type { PairLimits, RiskConfig } from './risk-config.js';
 
 /** One of our orders resting on the book. */
@@ -163,41 +163,47 @@ export function quotesBreach(
       reason: `${orders.length} orders open, max_open_orders ${limits.max_open_orders}`,
     };
   }
+  // One pass, and limits parsed once: the runner runs this on every tick before publishing.
+  const maxVolume = limitOf(limits.max_order_volume);
+  const maxNotional = limitOf(limits.max_order_notional);
+  const band = mid.times(bandBps).dividedBy(TEN_K);
+  const [low, high] = [mid.minus(band), mid.plus(band)];
+  let bestBid: Decimal | undefined;
+  let bestAsk: Decimal | undefined;
+  let outOfBand: RiskOrder | undefined;
   for (const o of orders) {
-    if (over(o.volume, limits.max_order_volume)) {
+    if (maxVolume !== undefined && o.volume.abs().greaterThan(maxVolume)) {
       return {
         limit: 'max_order_volume',
         reason: `${o.side} order of ${toWire(o.volume)} beyond max_order_volume ${limits.max_order_volume}`,
       };
     }
-    const notional = o.price.times(o.volume);
-    if (over(notional, limits.max_order_notional)) {
-      return {
-        limit: 'max_order_notional',
-        reason: `${o.side} order worth ${toWire(notional)} beyond max_order_notional ${limits.max_order_notional}`,
-      };
+    if (maxNotional !== undefined) {
+      const notional = o.price.times(o.volume);
+      if (notional.abs().greaterThan(maxNotional)) {
+        return {
+          limit: 'max_order_notional',
+          reason: `${o.side} order worth ${toWire(notional)} beyond max_order_notional ${limits.max_order_notional}`,
+        };
+      }
     }
+    if (o.side === 'buy') {
+      if (bestBid === undefined || o.price.greaterThan(bestBid)) bestBid = o.price;
+    } else if (bestAsk === undefined || o.price.lessThan(bestAsk)) bestAsk = o.price;
+    outOfBand ??= o.price.lessThan(low) || o.price.greaterThan(high) ? o : undefined;
   }
-  const bids = orders.filter((o) => o.side === 'buy').map((o) => o.price);
-  const asks = orders.filter((o) => o.side === 'sell').map((o) => o.price);
-  if (bids.length > 0 && asks.length > 0) {
-    const bestBid = Decimal.max(...bids);
-    const bestAsk = Decimal.min(...asks);
-    if (bestBid.greaterThanOrEqualTo(bestAsk)) {
-      return {
-        limit: 'crossed_quotes',
-        reason: `our bid ${toWire(bestBid)} crosses our ask ${toWire(bestAsk)}`,
-      };
-    }
+  if (bestBid !== undefined && bestAsk !== undefined && bestBid.greaterThanOrEqualTo(bestAsk)) {
+    return {
+      limit: 'crossed_quotes',
+      reason: `our bid ${toWire(bestBid)} crosses our ask ${toWire(bestAsk)}`,
+    };
   }
-  for (const o of orders) {
-    const bps = o.price.minus(mid).abs().dividedBy(mid).times(TEN_K);
-    if (bps.greaterThan(bandBps)) {
-      return {
-        limit: 'quote_band_bps',
-        reason: `${o.side} at ${toWire(o.price)} is ${bps.toFixed(0)} bps from mid ${toWire(mid)}, quote_band_bps ${bandBps}`,
-      };
-    }
+  if (outOfBand !== undefined) {
+    const bps = outOfBand.price.minus(mid).abs().dividedBy(mid).times(TEN_K);
+    return {
+      limit: 'quote_band_bps',
+      reason: `${outOfBand.side} at ${toWire(outOfBand.price)} is ${bps.toFixed(0)} bps from mid ${toWire(mid)}, quote_band_bps ${bandBps}`,
+    };
   }
   return undefined;
 }
@@ -209,7 +215,12 @@ export function pairLimits(config: RiskConfig, p: Pick<PairRisk, 'pair' | 'altna
 
 /** |value| beyond a configured limit (none configured: never). */
 function over(value: Decimal, max: string | undefined): boolean {
-  return max !== undefined && value.abs().greaterThan(dec(max));
+  const limit = limitOf(max);
+  return limit !== undefined && value.abs().greaterThan(limit);
+}
+
+function limitOf(max: string | undefined): Decimal | undefined {
+  return max === undefined ? undefined : dec(max);
 }
 
 /** A loss limit sums pairs, so every pair must share one quote asset. */

@@ -1,5 +1,13 @@
 import type { HaltState, Role } from '../bus/index.js';
-import { InvalidInputError, silentLog, systemClock, type Clock, type Log } from '../core/index.js';
+import {
+  errorMessage,
+  InvalidInputError,
+  silentLog,
+  systemClock,
+  within,
+  type Clock,
+  type Log,
+} from '../core/index.js';
 import type {
   ApiResponse,
   CallOptions,
@@ -7,7 +15,7 @@ import type {
   SystemStatusResult,
 } from '../exchange/index.js';
 import type { SupervisorConfig } from './config.js';
-import { DeadManSwitch, errorText, type DeadManClient } from './dead-man.js';
+import { DeadManSwitch, type DeadManClient } from './dead-man.js';
 import type { HaltCause, SupervisorMetrics } from './metrics.js';
 import { RiskGuard, type Breach, type PairRisk } from './risk.js';
 import { decidePosture, nextStepsOf, windowOf, type Posture } from './status-policy.js';
@@ -204,24 +212,21 @@ export class Supervisor {
       if (this.#o.haltOnStop === true) {
         await this.#o.flags
           .halt('supervisor stopped: no dead-man switch', BY, Math.floor(this.#clock.now()))
-          .catch((err: unknown) => this.#log.error({ err: errorText(err) }, 'halt on stop failed'));
+          .catch((err: unknown) =>
+            this.#log.error({ err: errorMessage(err) }, 'halt on stop failed'),
+          );
       }
       const cancelled = cancel ? await this.#cancelAll() : undefined;
       const disarmed = await this.#deadMan.disarm();
       return { cancelled, disarmed };
     })();
-    const timeout = new Promise<StopReport>((resolve) => {
-      const t = setTimeout(() => {
-        this.#log.error(
-          { timeoutMs: config.shutdown.timeout_ms },
-          'supervisor shutdown timed out: orders may be left, the dead-man timer may still be armed',
-        );
-        resolve({ cancelled: undefined, disarmed: false });
-      }, config.shutdown.timeout_ms);
-      t.unref();
-      void work.finally(() => clearTimeout(t));
-    });
-    return Promise.race([work, timeout]);
+    const outcome = await within(this.#clock, work, config.shutdown.timeout_ms);
+    if (outcome.done) return outcome.value;
+    this.#log.error(
+      { timeoutMs: config.shutdown.timeout_ms },
+      'supervisor shutdown timed out: orders may be left, the dead-man timer may still be armed',
+    );
+    return { cancelled: undefined, disarmed: false };
   }
 
   /** One status round: SystemStatus (and the schedule when due), then what it asks for. */
@@ -256,13 +261,13 @@ export class Supervisor {
       breach = this.#guard.check(await source.read(), now);
       this.#riskReadAtMs = now;
     } catch (err) {
-      this.#log.warn({ err: errorText(err) }, 'reading the risk inputs failed');
-      const staleMs = this.#o.config.risk.stale_after_s * 1000;
-      if (now - (this.#riskReadAtMs ?? now) <= staleMs) return;
+      this.#log.warn({ err: errorMessage(err) }, 'reading the risk inputs failed');
+      const unreadableMs = now - (this.#riskReadAtMs ?? now);
+      if (unreadableMs <= this.#o.config.risk.stale_after_s * 1000) return;
       breach = {
         limit: 'stale_after_s',
         pair: undefined,
-        reason: `risk inputs unreadable for ${((now - (this.#riskReadAtMs ?? now)) / 1000).toFixed(1)} s`,
+        reason: `risk inputs unreadable for ${(unreadableMs / 1000).toFixed(1)} s`,
       };
     }
     if (breach === undefined) {
@@ -292,7 +297,7 @@ export class Supervisor {
       this.#status = (await client.systemStatus()).result;
       for (const e of this.#status.upcoming_maintenance ?? []) this.#events.set(e.event_id, e);
     } catch (err) {
-      this.#log.warn({ err: errorText(err) }, 'SystemStatus poll failed');
+      this.#log.warn({ err: errorMessage(err) }, 'SystemStatus poll failed');
     }
     const now = this.#clock.now();
     if (now >= this.#scheduleDueMs) {
@@ -301,7 +306,7 @@ export class Supervisor {
         for (const e of events) this.#events.set(e.event_id, e);
         this.#scheduleDueMs = now + config.status.schedule_interval_ms;
       } catch (err) {
-        this.#log.warn({ err: errorText(err) }, 'MaintenanceSchedule poll failed');
+        this.#log.warn({ err: errorMessage(err) }, 'MaintenanceSchedule poll failed');
       }
     }
     for (const [id, e] of this.#events) {
@@ -333,7 +338,7 @@ export class Supervisor {
       try {
         at = await flags.alive(role);
       } catch (err) {
-        this.#log.warn({ role, err: errorText(err) }, 'reading a liveness beat failed');
+        this.#log.warn({ role, err: errorMessage(err) }, 'reading a liveness beat failed');
       }
       const alive = at !== undefined && now - at <= config.heartbeat.liveness_max_age_ms;
       metrics?.roleAlive.set({ role }, alive ? 1 : 0);
@@ -376,7 +381,7 @@ export class Supervisor {
     void this.#o.flags
       .report?.('supervisor', { ...this.status(), atMs: this.#clock.now() }, ttlMs)
       .catch((err: unknown) =>
-        this.#log.warn({ err: errorText(err) }, 'reporting the supervisor status failed'),
+        this.#log.warn({ err: errorMessage(err) }, 'reporting the supervisor status failed'),
       );
   }
 
@@ -449,7 +454,7 @@ export class Supervisor {
       await flags.halt(reason, BY, Math.floor(this.#clock.now()));
     } catch (err) {
       // Cancelling matters more than the flag: go on, and say so.
-      this.#log.error({ err: errorText(err), reason }, 'setting the halt flag failed');
+      this.#log.error({ err: errorMessage(err), reason }, 'setting the halt flag failed');
     }
     metrics?.halts.inc({ cause });
     this.#swept = sweepKey(flags.current());
@@ -485,7 +490,7 @@ export class Supervisor {
       this.#queuesPaused = halted;
       this.#log.info({ paused: halted }, halted ? 'intent queues paused' : 'intent queues resumed');
     } catch (err) {
-      this.#log.error({ err: errorText(err) }, 'pausing or resuming the intent queues failed');
+      this.#log.error({ err: errorMessage(err) }, 'pausing or resuming the intent queues failed');
     }
   }
 
@@ -528,7 +533,7 @@ export class Supervisor {
         return result.count;
       } catch (err) {
         metrics?.cancelAlls.inc({ outcome: 'failed' });
-        this.#log.error({ err: errorText(err), attempt }, 'CancelAll failed');
+        this.#log.error({ err: errorMessage(err), attempt }, 'CancelAll failed');
         if (attempt < CANCEL_ATTEMPTS) await sleepQuietly(CANCEL_RETRY_MS);
       }
     }
@@ -548,7 +553,7 @@ export class Supervisor {
         try {
           await step();
         } catch (err) {
-          this.#log.error({ err: errorText(err) }, 'supervisor step failed');
+          this.#log.error({ err: errorMessage(err) }, 'supervisor step failed');
         }
       }
     })();

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { logShutdown } from '../../src/cli/supervisor-role.js';
+import { logCollector, type LogEntry } from '../safety/log-collector.js';
 
 function recorder() {
-  const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, msg: string) =>
-    void lines.push({ level, msg, fields });
-  return { lines, log: { info: at('info'), error: at('error') } };
+  const lines: LogEntry[] = [];
+  return { lines, log: logCollector(lines) };
 }
 
 describe('the shutdown log line', () => {

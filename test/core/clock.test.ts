@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock, systemClock } from '../../src/core/index.js';
+import { ManualClock, systemClock, within } from '../../src/core/index.js';
 
 void describe('Clock.sleep with an AbortSignal', () => {
   void it('ManualClock: an aborted sleep rejects and is no longer pending', async () => {
@@ -31,5 +31,21 @@ void describe('Clock.sleep with an AbortSignal', () => {
     await assert.rejects(sleeping, /cancelled/);
     // A 60 s timer left armed would keep this test process alive; the runner would hang.
     assert.ok(Date.now() - started < 1_000);
+  });
+});
+
+void describe('within', () => {
+  void it("gives the work's value when it ends in time, and leaves no timer behind", async () => {
+    const clock = new ManualClock(0);
+    assert.deepEqual(await within(clock, Promise.resolve(7), 1_000), { done: true, value: 7 });
+    assert.equal(clock.pending, 0);
+  });
+
+  void it('says not done once the bound has passed on the clock', async () => {
+    const clock = new ManualClock(0);
+    const outcome = within(clock, new Promise<number>(() => undefined), 1_000);
+    await clock.advance(999);
+    await clock.advance(1);
+    assert.deepEqual(await outcome, { done: false });
   });
 });

@@ -114,6 +114,18 @@ describe('RiskGuard', () => {
     });
   }
 
+  it('lets an order exactly at the band edge pass, and one tick beyond trip', () => {
+    const guard = new RiskGuard(config({ quote_band_bps: 100 }));
+    assert.equal(
+      guard.check([pair({ orders: [order('buy', '49500'), order('sell', '50500')] })], NOW),
+      undefined,
+    );
+    assert.equal(
+      guard.check([pair({ orders: [order('buy', '49499.9')] })], NOW)?.limit,
+      'quote_band_bps',
+    );
+  });
+
   it('applies a pair override by altname on top of the common limits', () => {
     const guard = new RiskGuard(
       config({

@@ -1,19 +1,20 @@
 import type { SpotClient } from '../../src/exchange/index.js';
 
 /**
- * Polls `probe` until it returns something other than undefined, or fails naming `what` after
- * `ms`. For state that settles asynchronously (an order on the simulator's book, a flag in Redis).
+ * Polls `probe` until it returns something other than undefined or false, or fails naming `what`
+ * after `ms`. For state that settles asynchronously (an order on the simulator's book, a flag in
+ * Redis).
  */
 export async function until<T>(
   what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
   ms = 20_000,
-  everyMs = 25,
+  everyMs = 20,
 ): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await probe();
-    if (v !== undefined) return v;
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }

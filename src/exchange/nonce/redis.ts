@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InvalidInputError, systemClock, type Clock } from '../../core/index.js';
+import { errorMessage, InvalidInputError, systemClock, type Clock } from '../../core/index.js';
 import { MAX_NONCE, NonceError, clockMillis, type NonceSource } from './nonce-source.js';
 
 const KEY_PREFIX = 'makerd:nonce:';
@@ -119,7 +119,7 @@ export class RedisNonceSource implements NonceSource {
 }
 
 function scriptError(err: unknown, key: string): NonceError {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const m = SCRIPT_ERROR.exec(message);
   switch (m?.[1]) {
     case 'CORRUPT':

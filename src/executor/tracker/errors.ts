@@ -1,4 +1,4 @@
-import { InvalidInputError, MakerdError } from '../../core/index.js';
+import { errorMessage, InvalidInputError, MakerdError } from '../../core/index.js';
 
 /**
  * TRACKER_CORRUPT: what Redis holds under a tracker key is not what the tracker writes (hand
@@ -38,7 +38,7 @@ export class TrackerError extends MakerdError {
  */
 export function trackerError(err: unknown, key: string, doing: string): Error {
   if (err instanceof TrackerError || err instanceof InvalidInputError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   if (message.startsWith('WRONGTYPE')) {
     return new TrackerError(
       'TRACKER_CORRUPT',

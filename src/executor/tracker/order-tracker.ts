@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { InvalidInputError, dec } from '../../core/index.js';
+import { errorMessage, InvalidInputError, dec } from '../../core/index.js';
 import { checkPrefix } from '../../bus/connection.js';
 import {
   ORDER_STATES,
@@ -375,7 +375,7 @@ export class OrderTracker {
         ...checked.flatMap((o) => [userrefField(o.userref), encodeOrder(o)]),
       );
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       if (fence !== undefined && message.includes('MAKERD_TRACKER_FENCED')) {
         throw new TrackerError(
           'TRACKER_FENCED',
