@@ -117,13 +117,17 @@ export interface BotSettings extends Omit<
 }
 
 /** Deployment overrides: the few values that differ between a laptop, CI and a VPS. */
-const ENV_OVERRIDES: ReadonlyArray<readonly [string, readonly string[]]> = [
+const ENV_OVERRIDES: ReadonlyArray<
+  readonly [string, readonly string[]] | readonly [string, readonly string[], 'integer']
+> = [
   ['MAKERD_EXCHANGE_URL', ['exchange', 'url']],
   ['MAKERD_TIER', ['exchange', 'tier']],
   ['MAKERD_REDIS_URL', ['redis', 'url']],
   ['REDIS_URL', ['redis', 'url']],
   ['MAKERD_REDIS_PREFIX', ['redis', 'prefix']],
   ['MAKERD_LOG_LEVEL', ['log', 'level']],
+  ['MAKERD_HTTP_HOST', ['http', 'host']],
+  ['MAKERD_HTTP_PORT', ['http', 'port'], 'integer'],
 ];
 
 export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): BotSettings {
@@ -161,7 +165,7 @@ function applyEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   const out = structuredClone(raw) as Record<string, unknown>;
   // REDIS_URL is the common convention; MAKERD_REDIS_URL, listed first, wins over it.
   const applied = new Set<string>();
-  for (const [name, path] of ENV_OVERRIDES) {
+  for (const [name, path, type] of ENV_OVERRIDES) {
     const value = env[name];
     const key = path.join('.');
     if (value === undefined || value === '' || applied.has(key)) continue;
@@ -172,7 +176,9 @@ function applyEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
       node[part] = next !== null && typeof next === 'object' ? next : {};
       node = node[part] as Record<string, unknown>;
     }
-    node[path[path.length - 1] as string] = value;
+    // A number that is not one stays text, so the schema error names the field and the value.
+    node[path[path.length - 1] as string] =
+      type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
   }
   return out;
 }

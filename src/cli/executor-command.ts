@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Registry } from 'prom-client';
+import { createMetricsRegistry } from '../obs/index.js';
 import { startExecutorRole } from './executor-role.js';
 import {
   roleContext,
@@ -21,7 +21,7 @@ export function registerExecutorCommand(program: Command): void {
     const role = await startExecutorRole({
       settings,
       log,
-      registry: new Registry(),
+      registry: createMetricsRegistry(),
       configDir: ctx.configDir,
     });
     log.info(

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { Registry } from 'prom-client';
-import type { Logger } from '../obs/index.js';
+import { createMetricsRegistry, type Logger } from '../obs/index.js';
 import { startExecutorRole } from './executor-role.js';
 import { openRoleBase } from './role-base.js';
 import {
@@ -27,7 +26,7 @@ export function registerRunCommand(program: Command): void {
     const ctx = roleContext('makerd', opts);
     const { settings, log } = ctx;
     const strategiesDir = builtInStrategies();
-    const registry = new Registry();
+    const registry = createMetricsRegistry();
     // One base for the three roles: one client, so one REST limiter and one nonce stream.
     const base = await openRoleBase(settings, { configDir: ctx.configDir });
     const parts = { settings, log, registry, configDir: ctx.configDir, base };

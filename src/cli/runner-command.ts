@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Registry } from 'prom-client';
+import { createMetricsRegistry } from '../obs/index.js';
 import { startRunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
 import {
@@ -24,7 +24,7 @@ export function registerRunnerCommand(program: Command): void {
     const role = await startRunnerRole({
       settings,
       log,
-      registry: new Registry(),
+      registry: createMetricsRegistry(),
       strategiesDir,
       configDir: ctx.configDir,
     });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Registry } from 'prom-client';
+import { createMetricsRegistry } from '../obs/index.js';
 import {
   roleContext,
   runUntilSignal,
@@ -21,7 +21,7 @@ export function registerSupervisorCommand(program: Command): void {
     const role = await startSupervisorRole({
       settings,
       log,
-      registry: new Registry(),
+      registry: createMetricsRegistry(),
       configDir: ctx.configDir,
       alone: true,
     });

@@ -12,3 +12,4 @@ export {
   type Routes,
   type RunningHttpServer,
 } from './http-server.js';
+export { createMetricsRegistry } from './metrics-registry.js';

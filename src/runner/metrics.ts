@@ -1,4 +1,6 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Decimal } from '../core/decimal.js';
+import type { Side } from '../core/order-types.js';
 
 /** The runner's metric families (DESIGN.md §4: makerd_ prefix, base units, low cardinality). */
 export class RunnerMetrics {
@@ -9,6 +11,9 @@ export class RunnerMetrics {
   readonly computeSeconds: Histogram<'strategy' | 'pair'>;
   readonly strategyErrors: Counter<'strategy' | 'pair'>;
   readonly droppedQuotes: Counter<'pair' | 'reason'>;
+  readonly mid: Gauge<'pair'>;
+  readonly quotePrice: Gauge<'pair' | 'side'>;
+  readonly spreadBps: Gauge<'pair'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -55,5 +60,46 @@ export class RunnerMetrics {
       labelNames: ['pair', 'reason'],
       registers,
     });
+    // Floats are fine here: these are for charts, never for money decisions (DESIGN.md §3.1).
+    this.mid = new Gauge({
+      name: 'makerd_mid_price',
+      help: "Mid of the best bid and ask in the runner's latest snapshot, in quote units",
+      labelNames: ['pair'],
+      registers,
+    });
+    this.quotePrice = new Gauge({
+      name: 'makerd_quote_price',
+      help: "The strategy's innermost desired quote on each side (buy, sell) after rounding; NaN when it wants none",
+      labelNames: ['pair', 'side'],
+      registers,
+    });
+    this.spreadBps = new Gauge({
+      name: 'makerd_quoted_spread_bps',
+      help: 'Innermost desired ask minus bid, in basis points of mid; NaN without both sides',
+      labelNames: ['pair'],
+      registers,
+    });
+  }
+
+  /** Charts the tick's mid and the innermost quote of each side (NaN: none, so no stale line). */
+  observeQuotes(
+    pair: string,
+    mid: Decimal | undefined,
+    quotes: readonly { readonly side: Side; readonly price: Decimal }[],
+  ): void {
+    let bid: Decimal | undefined;
+    let ask: Decimal | undefined;
+    for (const q of quotes) {
+      if (q.side === 'buy' && (bid === undefined || q.price.greaterThan(bid))) bid = q.price;
+      if (q.side === 'sell' && (ask === undefined || q.price.lessThan(ask))) ask = q.price;
+    }
+    this.mid.set({ pair }, mid?.toNumber() ?? Number.NaN);
+    this.quotePrice.set({ pair, side: 'buy' }, bid?.toNumber() ?? Number.NaN);
+    this.quotePrice.set({ pair, side: 'sell' }, ask?.toNumber() ?? Number.NaN);
+    const spread =
+      bid !== undefined && ask !== undefined && mid !== undefined && !mid.isZero()
+        ? ask.minus(bid).div(mid).times(10_000).toNumber()
+        : Number.NaN;
+    this.spreadBps.set({ pair }, spread);
   }
 }

@@ -264,6 +264,7 @@ export class Runner {
     for (const { reason } of rounded.dropped) {
       metrics?.droppedQuotes.inc({ pair: strategy.pair.altname, reason });
     }
+    metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
     const refused = this.#opts.quoteGate?.(strategy.pair, rounded.accepted, snapshot);
     if (refused !== undefined) {
       metrics?.droppedQuotes.inc(

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../core/index.js';
+import type { RiskReading } from './risk.js';
 
 /** Why makerd halted: the `cause` label of makerd_halts_total. */
 export type HaltCause = 'emergency' | 'maintenance' | 'operator' | 'risk';
@@ -15,6 +16,8 @@ export class SupervisorMetrics {
   readonly emergency: Gauge;
   readonly roleAlive: Gauge<'role'>;
   readonly riskBreaches: Counter<'limit'>;
+  readonly limitUsage: Gauge<'limit' | 'pair'>;
+  readonly markedPnl: Gauge<'pair'>;
   /** Epoch ms of the last heartbeat the exchange acknowledged; NaN before the first. */
   readonly #beat = { lastMs: Number.NaN };
 
@@ -74,12 +77,30 @@ export class SupervisorMetrics {
       labelNames: ['limit'],
       registers,
     });
+    this.limitUsage = new Gauge({
+      name: 'makerd_risk_limit_usage_ratio',
+      help: 'Position or loss over its configured risk limit, by limit and pair (all: the loss limits); 1 halts',
+      labelNames: ['limit', 'pair'],
+      registers,
+    });
+    this.markedPnl = new Gauge({
+      name: 'makerd_marked_pnl_quote',
+      help: "Realized PnL plus the position marked to the supervisor's mid, in quote units (for charts)",
+      labelNames: ['pair'],
+      registers,
+    });
     this.roleAlive = new Gauge({
       name: 'makerd_role_alive',
       help: 'Whether the role proved liveness recently (fresh beat in Redis)',
       labelNames: ['role'],
       registers,
     });
+  }
+
+  /** Charts a risk round: each limit's usage and each pair's marked PnL. */
+  observeRisk(reading: RiskReading): void {
+    for (const u of reading.usage) this.limitUsage.set({ limit: u.limit, pair: u.pair }, u.ratio);
+    for (const [pair, pnl] of reading.markedPnl) this.markedPnl.set({ pair }, pnl.toNumber());
   }
 
   beatAcknowledged(atMs: number, triggerAtMs: number): void {

@@ -35,6 +35,22 @@ export interface Breach {
   readonly reason: string;
 }
 
+/** How near a pair (or, for the loss limits, all pairs: `all`) is to a configured limit. */
+export interface LimitUsage {
+  readonly limit: string;
+  /** Altname, or `all`. */
+  readonly pair: string;
+  /** Used ÷ allowed: 1 is the limit; a profit is 0 loss. */
+  readonly ratio: number;
+}
+
+/** What the limits measured this round, for charts and near-limit alerts. */
+export interface RiskReading {
+  readonly usage: readonly LimitUsage[];
+  /** Realized PnL plus the position marked to mid, per pair altname (no mid: left out). */
+  readonly markedPnl: ReadonlyMap<string, Decimal>;
+}
+
 const TEN_K = dec(10_000);
 const DAY_MS = 86_400_000;
 
@@ -110,15 +126,40 @@ export class RiskGuard {
     };
   }
 
+  /**
+   * How near each configured position and loss limit is, and each pair's marked PnL. Call after
+   * check(): the loss limits measure from what check() recorded.
+   */
+  reading(pairs: readonly PairRisk[]): RiskReading {
+    const c = this.#config;
+    const usage: LimitUsage[] = [];
+    const markedPnl = new Map<string, Decimal>();
+    const ratio = (used: Decimal, max: string | undefined, limit: string, pair: string): void => {
+      if (max !== undefined) usage.push({ limit, pair, ratio: used.div(dec(max)).toNumber() });
+    };
+    for (const p of pairs) {
+      const limits = this.limitsOf(p);
+      ratio(p.base.abs(), limits.max_base, 'max_base', p.altname);
+      ratio(p.quote.abs(), limits.max_quote, 'max_quote', p.altname);
+      if (p.mid !== undefined) markedPnl.set(p.altname, markedPnlOf(p, p.mid));
+    }
+    const pnl = totalMarkedPnl(pairs);
+    const lossSince = (from: Decimal | undefined): Decimal =>
+      pnl === undefined || from === undefined ? dec(0) : maxOf(dec(0), from.minus(pnl));
+    if (pnl !== undefined && this.#startPnl !== undefined) {
+      ratio(lossSince(this.#startPnl), c.max_loss, 'max_loss', 'all');
+      ratio(lossSince(this.#day?.pnl), c.max_daily_loss, 'max_daily_loss', 'all');
+    }
+    return { usage, markedPnl };
+  }
+
   /** Realized plus open positions marked to mid, all pairs (one quote asset). */
   #lossBreach(pairs: readonly PairRisk[], nowMs: number): Breach | undefined {
     const c = this.#config;
     if (c.max_loss === undefined && c.max_daily_loss === undefined) return undefined;
-    let pnl = dec(0);
-    for (const p of pairs) {
-      if (p.mid === undefined) return undefined; // stale_after_s has said so already
-      pnl = pnl.plus(p.realizedPnl).plus(p.base.times(p.mid.minus(p.avgPrice)));
-    }
+    // No mid: stale_after_s has said so already.
+    const pnl = totalMarkedPnl(pairs);
+    if (pnl === undefined) return undefined;
     this.#startPnl ??= pnl;
     const day = Math.floor(nowMs / DAY_MS);
     if (this.#day?.index !== day) this.#day = { index: day, pnl };
@@ -211,6 +252,24 @@ export function quotesBreach(
 /** A pair's limits: `limits`, with the pair's own entry (by altname or id) over them. */
 export function pairLimits(config: RiskConfig, p: Pick<PairRisk, 'pair' | 'altname'>): PairLimits {
   return { ...config.limits, ...(config.pairs[p.altname] ?? config.pairs[p.pair]) };
+}
+
+function maxOf(a: Decimal, b: Decimal): Decimal {
+  return a.greaterThan(b) ? a : b;
+}
+
+function markedPnlOf(p: PairRisk, mid: Decimal): Decimal {
+  return p.realizedPnl.plus(p.base.times(mid.minus(p.avgPrice)));
+}
+
+/** The marked PnL of every pair, summed; undefined while any pair has no mid. */
+function totalMarkedPnl(pairs: readonly PairRisk[]): Decimal | undefined {
+  let pnl = dec(0);
+  for (const p of pairs) {
+    if (p.mid === undefined) return undefined;
+    pnl = pnl.plus(markedPnlOf(p, p.mid));
+  }
+  return pnl;
 }
 
 /** |value| beyond a configured limit (none configured: never). */

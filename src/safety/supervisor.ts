@@ -258,8 +258,10 @@ export class Supervisor {
     const now = this.#clock.now();
     let breach: Breach | undefined;
     try {
-      breach = this.#guard.check(await source.read(), now);
+      const inputs = await source.read();
+      breach = this.#guard.check(inputs, now);
       this.#riskReadAtMs = now;
+      this.#o.metrics?.observeRisk(this.#guard.reading(inputs));
     } catch (err) {
       this.#log.warn({ err: errorMessage(err) }, 'reading the risk inputs failed');
       const unreadableMs = now - (this.#riskReadAtMs ?? now);

@@ -60,6 +60,16 @@ describe('daemon configuration', () => {
     assert.equal(c.exchange.url, 'http://127.0.0.1:9999');
   });
 
+  it('takes the HTTP address from MAKERD_HTTP_HOST and MAKERD_HTTP_PORT, naming a bad port', () => {
+    const c = parseBotConfig(minimal, { MAKERD_HTTP_HOST: '0.0.0.0', MAKERD_HTTP_PORT: '9500' });
+    assert.equal(c.http.host, '0.0.0.0');
+    assert.equal(c.http.port, 9500);
+    assert.throws(
+      () => parseBotConfig(minimal, { MAKERD_HTTP_PORT: 'ninety' }),
+      (err: Error) => err.message.includes('http.port'),
+    );
+  });
+
   const bad: [string, unknown, string, RegExp][] = [
     ['no pairs', {}, 'pairs', /expected required property/],
     ['an instance out of range', { ...minimal, instance: 200 }, 'instance', /less or equal to 127/],
