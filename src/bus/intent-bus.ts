@@ -346,6 +346,17 @@ export class IntentBus {
     return this.#decode(reply, key, pair);
   }
 
+  /** How many intents of the pair wait for the executor (the queue depth metric). */
+  async pendingCount(pair: string): Promise<number> {
+    checkPair(pair, 'pair');
+    const key = this.registerKey(pair);
+    try {
+      return await this.#conn.redis.hlen(key);
+    } catch (err) {
+      throw busError(err, key, `counting ${key}`);
+    }
+  }
+
   /** Pairs whose register holds at least one intent, sorted. */
   async pairsWithPending(): Promise<string[]> {
     try {

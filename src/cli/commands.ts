@@ -2,12 +2,9 @@ import type { Command } from 'commander';
 import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 import { registerCheckConfigCommand } from './check-config-command.js';
-import { registerExecutorCommand } from './executor-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
-import { registerRunCommand } from './run-command.js';
-import { registerRunnerCommand } from './runner-command.js';
+import { registerProcessCommand } from './process-command.js';
 import { registerSimCommand } from './sim-command.js';
-import { registerSupervisorCommand } from './supervisor-command.js';
 
 /**
  * Commands of the issues still open say so plainly instead of pretending to run, so an operator
@@ -28,10 +25,30 @@ export class NotBuiltYetError extends MakerdError {
 
 export function registerCommands(program: Command): void {
   registerSimCommand(program);
-  registerRunnerCommand(program);
-  registerExecutorCommand(program);
-  registerSupervisorCommand(program);
-  registerRunCommand(program);
+  registerProcessCommand(
+    program,
+    'run',
+    'run runner, executor and supervisor in one process (the default deployment)',
+    ['runner', 'executor', 'supervisor'],
+  );
+  registerProcessCommand(
+    program,
+    'runner',
+    'run the strategy runner: poll market data, quote, publish order intents to Redis',
+    ['runner'],
+  );
+  registerProcessCommand(
+    program,
+    'executor',
+    'run the order executor: take pairs (leases), turn queued intents into order-entry calls',
+    ['executor'],
+  );
+  registerProcessCommand(
+    program,
+    'supervisor',
+    'run the safety supervisor alone: dead-man heartbeats, SystemStatus watch, halts (halts when stopped)',
+    ['supervisor'],
+  );
   registerCheckConfigCommand(program);
   registerOperatorCommands(program);
 

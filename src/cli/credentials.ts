@@ -8,6 +8,14 @@ import type { BotSettings } from './bot-config.js';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
+ * Where a simulator may run: this machine, or a single-label name (a container on the same
+ * compose network, `http://sim:7878`). A public exchange always has a dotted name or an address.
+ */
+function simulatorHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i.test(host);
+}
+
+/**
  * The API key and secret, from where the config says. The values are returned, never logged;
  * errors name the variable or file, never its content.
  */
@@ -24,10 +32,10 @@ export function resolveCredentials(
     };
   }
   const host = new URL(exchange.url).hostname;
-  if (!LOOPBACK.has(host)) {
+  if (!simulatorHost(host)) {
     throw new InvalidInputError(
       'exchange.credentials.from',
-      `'simulator' credentials are for a simulator on this machine, but exchange.url points at ${host}; use 'env' for a real exchange`,
+      `'simulator' credentials are for a simulator on this machine or a local container, but exchange.url points at ${host}; use 'env' for a real exchange`,
     );
   }
   const file = resolve(baseDir, source.sim_config);

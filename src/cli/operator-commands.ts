@@ -2,7 +2,8 @@ import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { ControlFlags } from '../bus/index.js';
-import { errorMessage, systemClock } from '../core/index.js';
+import { systemClock } from '../core/index.js';
+import { haltAndCancel } from './halt-action.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { keyClient } from './role-base.js';
@@ -29,9 +30,6 @@ export function registerOperatorCommands(program: Command): void {
       const { settings, dir } = loadSettings(opts.config);
       const by = `operator:${userInfo().username}@${hostname()}`;
       await withFlags(settings, async (flags, redis) => {
-        const set = await flags.halt(opts.reason, by, Date.now());
-        const state = flags.current();
-        let cancelled: number | string;
         const client = keyClient(
           settings,
           redis,
@@ -39,21 +37,20 @@ export function registerOperatorCommands(program: Command): void {
           systemClock,
         );
         try {
-          cancelled = (await client.cancelAll({ priority: 'high' })).result.count;
-        } catch (err) {
-          cancelled = `CancelAll failed: ${errorMessage(err)}`;
-          process.exitCode = 1;
+          const outcome = await haltAndCancel(flags, client, opts.reason, by, systemClock);
+          if (typeof outcome.cancelled === 'string') process.exitCode = 1;
+          const state = flags.current();
+          print({
+            halted: true,
+            already: !outcome.set,
+            reason: state.reason,
+            by: state.by,
+            sinceMs: state.sinceMs,
+            cancelled: outcome.cancelled,
+          });
         } finally {
           await client.close();
         }
-        print({
-          halted: true,
-          already: !set,
-          reason: state.reason,
-          by: state.by,
-          sinceMs: state.sinceMs,
-          cancelled,
-        });
       });
     });
 

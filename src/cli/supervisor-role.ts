@@ -1,13 +1,11 @@
 import type { Registry } from 'prom-client';
 import type { Log } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
-import { startHttpServer, type Logger, type RunningHttpServer } from '../obs/index.js';
+import type { Logger } from '../obs/index.js';
 import { Supervisor, SupervisorMetrics, checkLossQuote, type StopReport } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
-import { optionalSecretFromEnv } from './credentials.js';
-import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
+import { roleBaseFor, type RoleBaseParts } from './role-base.js';
 import { trackerRiskSource } from './risk-source.js';
-import { readStatus } from './status-report.js';
 
 export interface SupervisorRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
@@ -20,20 +18,18 @@ export interface SupervisorRoleParts extends RoleBaseParts {
 export interface SupervisorRole {
   readonly supervisor: Supervisor;
   readonly client: SpotClient;
-  readonly http: RunningHttpServer;
   /** Stops the supervisor (cancel, disarm, as configured), then closes the connections. */
   stop(): Promise<StopReport>;
 }
 
 /**
  * Wires the supervisor role: the key's client (heartbeats go first in its budget), the halt flag,
- * the risk inputs, and the HTTP endpoint (status, metrics, halt, resume).
+ * the risk inputs.
  */
 export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<SupervisorRole> {
   const { settings, log } = parts;
   const { base, release } = await roleBaseFor(settings, parts);
   const { clock, client, flags, redis, pairs } = base;
-  let http: RunningHttpServer | undefined;
   try {
     checkLossQuote(
       settings.supervisor.risk,
@@ -62,67 +58,21 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       },
     });
     await supervisor.start();
-    http = await startHttpServer({
-      host: settings.http.host,
-      port: settings.http.port,
-      token: optionalSecretFromEnv(settings.http.token_env, parts.env ?? process.env),
-      routes: supervisorRoutes(base, settings, supervisor, parts.registry),
-      log: log.child({ component: 'http' }),
-    });
-    const server = http;
     return {
       supervisor,
       client,
-      http: server,
       stop: async () => {
         try {
           return await supervisor.stop();
         } finally {
-          await server.close();
           await release();
         }
       },
     };
   } catch (err) {
-    await http?.close();
     await release();
     throw err;
   }
-}
-
-function supervisorRoutes(
-  base: RoleBase,
-  settings: BotSettings,
-  supervisor: Supervisor,
-  registry: Registry,
-): Parameters<typeof startHttpServer>[0]['routes'] {
-  const status = async () => ({
-    ...(await readStatus({
-      redis: base.redis,
-      prefix: settings.redis.prefix,
-      flags: base.flags,
-      pairs: base.pairs,
-      tier: base.client.tier,
-      apiKey: base.apiKey,
-      clock: base.clock,
-    })),
-    supervisor: supervisor.status(),
-  });
-  return {
-    'GET /healthz': () => ({ json: { ok: true } }),
-    'GET /status': async () => ({ json: await status() }),
-    'GET /metrics': async () => ({
-      text: await registry.metrics(),
-      contentType: registry.contentType,
-    }),
-    'POST /halt': async (body) => {
-      const reason =
-        typeof body.reason === 'string' && body.reason !== '' ? body.reason : 'operator halt';
-      await supervisor.halt(reason, 'operator:http');
-      return { json: { halted: true, halt: base.flags.current() } };
-    },
-    'POST /resume': async () => ({ json: { resumed: await base.flags.resume() } }),
-  };
 }
 
 /**

@@ -79,7 +79,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
   };
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new InvalidInputError(
+              'http.port',
+              `${host}:${options.port} is in use (another makerd process?): give each process its own http.port or MAKERD_HTTP_PORT; 0 picks a free one`,
+            )
+          : err,
+      ),
+    );
     server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

@@ -8,6 +8,8 @@ import { loadBotConfig, parseBotConfig } from '../../src/cli/bot-config.js';
 import { resolveCredentials } from '../../src/cli/credentials.js';
 import { InvalidInputError } from '../../src/core/index.js';
 
+const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
+
 const PAPER = fileURLToPath(new URL('../../config/paper.yaml', import.meta.url));
 const minimal = { pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }] };
 
@@ -138,5 +140,29 @@ describe('daemon configuration', () => {
     const err = fieldError(() => resolveCredentials(c.exchange, {}));
     assert.equal(err.field, 'exchange.credentials.from');
     assert.match(err.message, /api\.example\.com/);
+    for (const url of ['http://10.0.0.7:7878', 'http://[2001:db8::1]:7878']) {
+      const byAddress = parseBotConfig(
+        { ...minimal, exchange: { url, credentials: { from: 'simulator' } } },
+        {},
+      );
+      assert.equal(
+        fieldError(() => resolveCredentials(byAddress.exchange, {})).field,
+        'exchange.credentials.from',
+      );
+    }
+  });
+
+  it('takes the simulator paper account for a container of the same network (http://sim:7878)', () => {
+    const c = parseBotConfig(
+      {
+        ...minimal,
+        exchange: {
+          url: 'http://sim:7878',
+          credentials: { from: 'simulator', sim_config: SIM_YAML },
+        },
+      },
+      {},
+    );
+    assert.equal(resolveCredentials(c.exchange, {}).apiKey, 'paper-key');
   });
 });

@@ -80,6 +80,69 @@ describe('makerd run', () => {
     }
   });
 
+  it('serves readiness, status and the metric families; a halt over HTTP makes it not ready', async () => {
+    const prefix = freshPrefix();
+    const bot = makerd(['run', '--config', configFor(prefix), '--status-every', '0']);
+    try {
+      const http = String((await bot.waitFor('makerd running', 30_000)).http);
+      const get = async (path: string) => {
+        const res = await fetch(`${http}${path}`);
+        return { status: res.status, text: await res.text() };
+      };
+      const ready = await until(
+        'ready',
+        async () => {
+          const r = await get('/readyz');
+          return r.status === 200 ? r : undefined;
+        },
+        30_000,
+      );
+      assert.deepEqual(JSON.parse(ready.text), { ready: true, reasons: [] });
+      assert.deepEqual(JSON.parse((await get('/healthz')).text), { ok: true });
+      const status = JSON.parse((await get('/status')).text) as {
+        mode: string;
+        process: { executor: unknown; supervisor: { exchange: string } };
+        pairs: { altname: string; executor: boolean }[];
+      };
+      assert.equal(status.mode, 'trading');
+      assert.equal(status.process.supervisor.exchange, 'online');
+      assert.deepEqual(
+        status.pairs.map((p) => [p.altname, p.executor]),
+        [['XBTUSD', true]],
+      );
+      await until('our quotes on the book', async () =>
+        (await ours()).length === 2 ? true : undefined,
+      );
+      const metrics = (await get('/metrics')).text;
+      assert.match(metrics, /^makerd_rest_counter_max 15$/m);
+      assert.match(metrics, /^makerd_rest_counter_level \d/m);
+      assert.match(metrics, /^makerd_intent_queue_depth\{pair="XBTUSD"\} \d+$/m);
+      assert.match(metrics, /^makerd_mid_price\{pair="XBTUSD"\} \d/m);
+      assert.match(metrics, /^makerd_quote_price\{pair="XBTUSD",side="buy"\} \d/m);
+      assert.match(metrics, /^makerd_quoted_spread_bps\{pair="XBTUSD"\} \d/m);
+      assert.match(metrics, /^process_cpu_seconds_total \d/m);
+      assert.match(metrics, /^nodejs_eventloop_lag_p99_seconds \d/m);
+
+      const halt = await fetch(`${http}/halt`, {
+        method: 'POST',
+        body: JSON.stringify({ reason: 'drill' }),
+      });
+      assert.equal(halt.status, 200);
+      const halted = await get('/readyz');
+      assert.equal(halted.status, 503);
+      assert.ok(
+        (JSON.parse(halted.text) as { reasons: string[] }).reasons.includes('halted: drill'),
+        halted.text,
+      );
+      await until('our orders cancelled', async () =>
+        (await ours()).length === 0 ? true : undefined,
+      );
+    } finally {
+      await stop(bot.child);
+      await deleteKeys(redis, prefix);
+    }
+  });
+
   it('a second signal exits at once, while the first one is still cancelling', async () => {
     const prefix = freshPrefix();
     const bot = makerd(['run', '--config', configFor(prefix), '--status-every', '0']);

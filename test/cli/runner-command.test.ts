@@ -37,6 +37,7 @@ describe('makerd runner', () => {
             credentials: { from: 'simulator', account: 'paper-key', sim_config: SIM_YAML },
           },
           redis: { url: REDIS_URL, prefix },
+          http: { port: 0 },
           pairs: [
             { pair: 'XBTUSD', strategy: { name: 'spread' } },
             {

@@ -28,6 +28,8 @@ void describe('makerd executor processes', () => {
   const env = (): NodeJS.ProcessEnv => ({
     MAKERD_API_KEY: h.key.apiKey,
     MAKERD_API_SECRET: h.key.apiSecret,
+    // Two executors on one machine: each its own HTTP port.
+    MAKERD_HTTP_PORT: '0',
   });
 
   before(async () => {

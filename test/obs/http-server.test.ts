@@ -19,6 +19,22 @@ describe('HTTP endpoint', () => {
     );
   });
 
+  it('names http.port when the address is taken by another process', async () => {
+    const first = await startHttpServer({ host: '127.0.0.1', port: 0, token: undefined, routes });
+    try {
+      const port = Number(new URL(first.url).port);
+      await assert.rejects(
+        startHttpServer({ host: '127.0.0.1', port, token: undefined, routes }),
+        (err: unknown) =>
+          err instanceof InvalidInputError &&
+          err.field === 'http.port' &&
+          err.message.includes(`127.0.0.1:${port} is in use`),
+      );
+    } finally {
+      await first.close();
+    }
+  });
+
   it('answers only requests carrying the bearer token when it has one', async () => {
     const server = await startHttpServer({ host: '0.0.0.0', port: 0, token: 's3cret', routes });
     const url = server.url.replace('0.0.0.0', '127.0.0.1');
