@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../core/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
@@ -83,11 +85,14 @@ export async function runUntilSignal(
   log.flush();
 }
 
-/** The package's built-in strategies folder, which the runner loads plugins from. */
+/**
+ * The built-in strategies folder, beside the code that runs: strategies/ for the sources (tsx),
+ * dist/strategies/ for the build, whose compiled plugins import the compiled runner API.
+ */
 export function builtInStrategies(): string {
-  const dir = packageFile('strategies');
-  if (dir === undefined) {
-    throw new InvalidInputError('strategies', 'the package strategies/ folder is missing');
+  const dir = fileURLToPath(new URL('../../strategies', import.meta.url));
+  if (!existsSync(dir)) {
+    throw new InvalidInputError('strategies', `the built-in strategies folder ${dir} is missing`);
   }
   return dir;
 }

@@ -39,6 +39,31 @@ function pair(over: Partial<PairRisk> = {}): PairRisk {
 }
 
 describe('RiskGuard', () => {
+  it('reads how near each configured limit is, and each pair marked to mid', () => {
+    const guard = new RiskGuard(
+      config({
+        limits: { max_base: '1' },
+        pairs: { XBTUSD: { max_quote: '40000' } },
+        max_loss: '100',
+      }),
+    );
+    const start = pair({ base: dec('0.5'), quote: dec('-25000'), avgPrice: dec('50000') });
+    assert.equal(guard.check([start], NOW), undefined);
+    // The mid falls 60: the long half unit loses 30 of the 100 allowed.
+    const later = { ...start, mid: dec('49940'), realizedPnl: dec('0') };
+    assert.equal(guard.check([later], NOW + 1000), undefined);
+    const reading = guard.reading([later]);
+    assert.deepEqual(
+      reading.usage.map((u) => [u.limit, u.pair, u.ratio]),
+      [
+        ['max_base', 'XBTUSD', 0.5],
+        ['max_quote', 'XBTUSD', 0.625],
+        ['max_loss', 'all', 0.3],
+      ],
+    );
+    assert.equal(reading.markedPnl.get('XBTUSD')?.toFixed(), '-30');
+  });
+
   it('passes a pair within every limit', () => {
     const guard = new RiskGuard(
       config({
