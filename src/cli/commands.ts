@@ -1,27 +1,10 @@
 import type { Command } from 'commander';
-import { MakerdError } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 import { registerCheckConfigCommand } from './check-config-command.js';
+import { registerDemoCommand } from './demo-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerProcessCommand } from './process-command.js';
 import { registerSimCommand } from './sim-command.js';
-
-/**
- * Commands of the issues still open say so plainly instead of pretending to run, so an operator
- * never mistakes an unbuilt part for a running one.
- */
-const PLANNED: ReadonlyArray<readonly [string, string, number]> = [
-  ['demo', 'paper-trade against the built-in simulator', 7],
-];
-
-export class NotBuiltYetError extends MakerdError {
-  constructor(command: string, issue: number) {
-    super(
-      'NOT_BUILT_YET',
-      `'makerd ${command}' is not built yet (issue #${issue}); this version ships 'makerd run' (all roles in one process), 'makerd check-config', the exchange client, the simulator ('makerd sim'), the strategy runner ('makerd runner'), the executor ('makerd executor'), the supervisor ('makerd supervisor', 'makerd halt', 'makerd resume', 'makerd status') and 'makerd time', 'makerd system-status'`,
-    );
-  }
-}
 
 export function registerCommands(program: Command): void {
   registerSimCommand(program);
@@ -50,6 +33,7 @@ export function registerCommands(program: Command): void {
     ['supervisor'],
   );
   registerCheckConfigCommand(program);
+  registerDemoCommand(program);
   registerOperatorCommands(program);
 
   program
@@ -83,14 +67,4 @@ export function registerCommands(program: Command): void {
         await client.close();
       }
     });
-
-  for (const [name, description, issue] of PLANNED) {
-    program
-      .command(name)
-      .description(`${description} (not built yet: issue #${issue})`)
-      .allowUnknownOption()
-      .action(() => {
-        throw new NotBuiltYetError(name, issue);
-      });
-  }
 }

@@ -3,8 +3,7 @@ import { MakerdError } from '../core/index.js';
 import { registerCommands } from './commands.js';
 
 /**
- * `makerd <command>`: the command line. Exit codes: 0 success, 1 runtime failure, 2 bad usage or
- * a part that is not built yet.
+ * `makerd <command>`: the command line. Exit codes: 0 success, 1 runtime failure, 2 bad usage.
  */
 const program = new Command('makerd')
   .description('Market-making daemon for a spot exchange REST interface')
@@ -20,7 +19,7 @@ try {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else if (err instanceof MakerdError) {
     process.stderr.write(`makerd: ${err.message}\n`);
-    process.exitCode = err.code === 'NOT_BUILT_YET' || err.code === 'INVALID_INPUT' ? 2 : 1;
+    process.exitCode = err.code === 'INVALID_INPUT' ? 2 : 1;
   } else {
     throw err;
   }

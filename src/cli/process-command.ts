@@ -4,12 +4,13 @@ import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../o
 import { registerBaseMetrics } from './base-metrics.js';
 import { startExecutorRole, type ExecutorRole } from './executor-role.js';
 import { startProcessHttp } from './process-http.js';
-import { openRoleBase } from './role-base.js';
+import { openRoleBase, type RoleBase } from './role-base.js';
 import {
   builtInStrategies,
   roleContext,
   runUntilSignal,
   withRoleOptions,
+  type RoleCommandContext,
   type RoleCommandOptions,
 } from './role-command.js';
 import { startRunnerRole, type RunnerRole } from './runner-role.js';
@@ -33,17 +34,42 @@ export function registerProcessCommand(
   roles: readonly RoleName[],
 ): void {
   withRoleOptions(program.command(name).description(description)).action(
-    (opts: RoleCommandOptions) => runProcess(name, opts, roles),
+    (opts: RoleCommandOptions) => {
+      const label = name === 'run' ? 'makerd' : name;
+      return runRoles(label, roleContext(label, opts), roles, {
+        startedMsg: name === 'run' ? 'makerd running' : `${name} started`,
+      });
+    },
   );
 }
 
-async function runProcess(
-  name: string,
-  opts: RoleCommandOptions,
+/** What a running process offers to whoever watches it (the demo's status line). */
+export interface RunningProcess {
+  readonly base: RoleBase;
+  readonly http: RunningHttpServer;
+  /** What this process's roles say of themselves. */
+  local(): object;
+}
+
+export interface RunOptions {
+  /** The log line saying the process runs. */
+  readonly startedMsg: string;
+  /** Stop as on a signal after this long (default: only on a signal). */
+  readonly stopAfterMs?: number;
+  /** Called once running; what it returns is called when the process starts stopping. */
+  readonly onRunning?: (process: RunningProcess) => () => void;
+}
+
+/**
+ * Runs the roles on one base until a signal, then stops them in order: runner, executor, then
+ * the supervisor's cancel and disarm.
+ */
+export async function runRoles(
+  label: string,
+  ctx: RoleCommandContext,
   roles: readonly RoleName[],
+  options: RunOptions,
 ): Promise<void> {
-  const label = name === 'run' ? 'makerd' : name;
-  const ctx = roleContext(label, opts);
   const { settings, log } = ctx;
   const registry = createMetricsRegistry();
   const base = await openRoleBase(settings, { configDir: ctx.configDir });
@@ -90,25 +116,33 @@ async function runProcess(
               public_per_sec: rounded(runner.plan.public),
             }),
       },
-      name === 'run' ? 'makerd running' : `${name} started`,
+      options.startedMsg,
     );
-    await runUntilSignal(label, ctx, local, async () => {
-      // No new intents, then no new calls, then every order cancelled and the timer disarmed. A
-      // role that does not stop in time must not keep the cancel from happening.
-      const stopping = [runner, executor];
-      runner = executor = undefined;
-      for (const [role, part] of [
-        ['runner', stopping[0]],
-        ['executor', stopping[1]],
-      ] as const) {
-        if (part !== undefined) await settle(role, part.stop(), ROLE_STOP_MS, log);
-      }
-      const sup = supervisor;
-      supervisor = undefined;
-      if (sup !== undefined) {
-        logShutdown(log, await sup.stop(), settings.supervisor.shutdown.cancel_orders);
-      }
-    });
+    const detach = options.onRunning?.({ base, http, local });
+    await runUntilSignal(
+      label,
+      ctx,
+      local,
+      async () => {
+        detach?.();
+        // No new intents, then no new calls, then every order cancelled and the timer disarmed. A
+        // role that does not stop in time must not keep the cancel from happening.
+        const stopping = [runner, executor];
+        runner = executor = undefined;
+        for (const [role, part] of [
+          ['runner', stopping[0]],
+          ['executor', stopping[1]],
+        ] as const) {
+          if (part !== undefined) await settle(role, part.stop(), ROLE_STOP_MS, log);
+        }
+        const sup = supervisor;
+        supervisor = undefined;
+        if (sup !== undefined) {
+          logShutdown(log, await sup.stop(), settings.supervisor.shutdown.cancel_orders);
+        }
+      },
+      options.stopAfterMs,
+    );
   } finally {
     // Whatever is still running here failed to start or to stop in order: newest first.
     for (const part of [supervisor, runner, executor]) await part?.stop().catch(() => undefined);

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../core/index.js';
+import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from '../obs/index.js';
 import { loadBotConfig, type BotSettings } from './bot-config.js';
 import { packageFile } from './sim-command.js';
@@ -32,7 +33,10 @@ export function withRoleOptions(command: Command): Command {
 }
 
 /** `--config`, or the package's config/paper.yaml: the settings and the folder they came from. */
-export function loadSettings(config: string | undefined): {
+export function loadSettings(
+  config: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): {
   readonly settings: BotSettings;
   readonly file: string;
   readonly dir: string;
@@ -42,11 +46,22 @@ export function loadSettings(config: string | undefined): {
     throw new InvalidInputError('--config', 'no file given and no package config/paper.yaml found');
   }
   const file = resolve(given);
-  return { settings: loadBotConfig(file), file, dir: dirname(file) };
+  return { settings: loadBotConfig(file, env), file, dir: dirname(file) };
+}
+
+/** Where a process's settings come from and where its log goes (the demo sets both). */
+export interface ContextSetup {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Default stdout, one JSON line per event. */
+  readonly destination?: DestinationStream;
 }
 
 /** Loads the config (bad input names the option or field) and the role's logger. */
-export function roleContext(role: string, opts: RoleCommandOptions): RoleCommandContext {
+export function roleContext(
+  role: string,
+  opts: RoleCommandOptions,
+  setup: ContextSetup = {},
+): RoleCommandContext {
   const every = Number(opts.statusEvery);
   if (!Number.isFinite(every) || every < 0) {
     throw new InvalidInputError(
@@ -54,31 +69,44 @@ export function roleContext(role: string, opts: RoleCommandOptions): RoleCommand
       `must be a number of seconds >= 0, got ${opts.statusEvery}`,
     );
   }
-  const { settings, dir } = loadSettings(opts.config);
+  const { settings, dir } = loadSettings(opts.config, setup.env);
   const log = createLogger({
     level: opts.logLevel ?? settings.log.level,
     base: { role, instance: settings.instance },
+    ...(setup.destination === undefined ? {} : { destination: setup.destination }),
   });
   return { settings, log, configDir: dir, statusEveryMs: every * 1000 };
 }
 
 /**
- * Logs `status()` every statusEveryMs until SIGINT or SIGTERM, then stops the role (a second
- * signal exits at once) and flushes the log.
+ * Logs `status()` every statusEveryMs until SIGINT or SIGTERM (or `stopAfterMs`), then stops the
+ * role (a second signal exits at once) and flushes the log.
  */
 export async function runUntilSignal(
   role: string,
   ctx: RoleCommandContext,
   status: () => object,
   stop: () => Promise<void>,
+  stopAfterMs?: number,
 ): Promise<void> {
   const { log } = ctx;
   const timer =
     ctx.statusEveryMs > 0
       ? setInterval(() => log.info(status(), `${role} status`), ctx.statusEveryMs)
       : undefined;
-  const signal = await untilSignal();
+  let deadline: NodeJS.Timeout | undefined;
+  const signal = await Promise.race([
+    untilSignal(),
+    ...(stopAfterMs === undefined
+      ? []
+      : [
+          new Promise<string>(
+            (done) => (deadline = setTimeout(() => done('time up'), stopAfterMs)),
+          ),
+        ]),
+  ]);
   clearInterval(timer);
+  clearTimeout(deadline);
   log.info({ signal }, `${role} stopping`);
   await stop();
   log.info({}, `${role} stopped`);

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { demoStatusLine } from '../../src/cli/demo-status.js';
+import type { StatusReport } from '../../src/cli/status-report.js';
+import { makerd, stop } from '../support/spawn.js';
+
+/** A loopback port nothing listens on (the discard port is never served here). */
+const NO_REDIS = 'redis://127.0.0.1:9';
+
+describe('makerd demo', () => {
+  it('starts its own redis-server when none answers, paper-trades, and stops it afterwards', async (t) => {
+    const demo = makerd(['demo', '--json', '--seconds', '6', '--status-every', '1'], {
+      REDIS_URL: NO_REDIS,
+      MAKERD_REDIS_URL: '',
+      MAKERD_HTTP_PORT: '0',
+    });
+    try {
+      const intro = await demo.waitFor(
+        'demo: paper trading against a fresh simulator; Ctrl-C cancels every order and stops',
+        30_000,
+      );
+      const redis = String(intro.redis);
+      assert.match(
+        redis,
+        /^redis:\/\/127\.0\.0\.1:\d+ \(started redis-server, pid \d+, no persistence\)$/,
+      );
+      assert.match(String(intro.simulator), /^http:\/\/127\.0\.0\.1:\d+$/);
+      await demo.waitFor('makerd demo running', 30_000);
+      const [code] = (await once(demo.child, 'exit')) as [number | null];
+      assert.equal(code, 0, demo.stderr());
+      const status = demo.lines.filter((l) =>
+        /^\d\d:\d\d:\d\d \| trading \| XBTUSD mid /.test(String(l.msg)),
+      );
+      assert.ok(status.length >= 2, `status lines: ${status.length}`);
+      t.diagnostic(String(status.at(-1)?.msg));
+      assert.ok(
+        demo.lines.some((l) => l.msg === 'shutdown: orders cancelled, dead-man timer disarmed'),
+      );
+      const pid = Number(/pid (\d+)/.exec(redis)?.[1]);
+      assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the demo stopped its redis-server');
+    } finally {
+      await stop(demo.child);
+    }
+  });
+
+  it('says how to get Redis when none answers and redis-server is not installed', async () => {
+    const demo = makerd(['demo', '--seconds', '1'], {
+      REDIS_URL: NO_REDIS,
+      MAKERD_REDIS_URL: '',
+      MAKERD_REDIS_SERVER: '/nonexistent/redis-server',
+    });
+    const [code] = (await once(demo.child, 'exit')) as [number | null];
+    assert.equal(code, 1);
+    assert.match(
+      demo.stderr(),
+      /no Redis answers at redis:\/\/127\.0\.0\.1:9 and \/nonexistent\/redis-server is not installed: install it \(Debian or Ubuntu: sudo apt-get install redis-server/,
+    );
+  });
+
+  it('writes one status line: halt, roles down, and per pair mid, orders, inventory, PnL, fills, ratecount', () => {
+    const report = {
+      atMs: Date.UTC(2026, 10, 22, 9, 30, 5),
+      mode: 'halted',
+      halt: { halted: true, reason: 'operator halt' },
+      roles: { runner: { alive: true, beatAgeMs: 10 }, executor: { alive: false } },
+      supervisor: undefined,
+      pairs: [
+        {
+          pair: 'XXBTZUSD',
+          altname: 'XBTUSD',
+          executor: true,
+          openOrders: 3,
+          ordersByState: {},
+          inventory: { base: '-0.05', quote: '3003.6488675', avgPrice: '60000' },
+          realizedPnl: '-8.3577325',
+          fees: '1',
+          fills: 7,
+          ratecount: { level: 54.91, max: 60 },
+        },
+      ],
+    } satisfies StatusReport;
+    assert.equal(
+      demoStatusLine(report, { pairs: [{ pair: 'XBTUSD', mid: '60012.35' }] }),
+      '09:30:05 | HALTED (operator halt) | executor down | XBTUSD mid 60012.35 3 orders base -0.0500 pnl -8.36 7 fills rc 55/60',
+    );
+  });
+});
