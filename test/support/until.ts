@@ -23,7 +23,13 @@ export async function until<T>(
 /** What the simulator's /_sim/state says, as far as the safety tests read it. */
 export interface SimStateView {
   readonly status: string;
-  readonly open_orders: readonly { key: string; txid: string; price: string }[];
+  readonly open_orders: readonly {
+    key: string;
+    txid: string;
+    pair: string;
+    side: 'buy' | 'sell';
+    price: string;
+  }[];
   readonly rejections: Readonly<Record<string, number>>;
   readonly dead_man: Readonly<Record<string, { trigger_at: number }>>;
   readonly dead_man_firings: readonly { key: string; atMs: number; cancelled: number }[];
