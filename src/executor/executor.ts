@@ -21,7 +21,7 @@ import { MATCHING_ENGINE } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
 import { OrderReads } from './exchange-orders.js';
 import { PairLease } from './lease.js';
-import type { ExecutorMetrics } from './metrics.js';
+import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import { PairContext, type WireSample } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
 import { RatecountStore } from './ratecount-store.js';
@@ -109,8 +109,8 @@ export class Executor {
     this.#ratecount = new RatecountStore(options.redis, options.ratecountKey, limits);
     this.#reads = new OrderReads(options.client);
     for (const p of this.#pairs()) {
-      options.metrics.ratecountMax.set({ pair: p.id }, limits.max);
-      options.metrics.leases.set({ pair: p.id }, 0);
+      options.metrics.ratecountMax.set({ pair: pairLabel(p) }, limits.max);
+      options.metrics.leases.set({ pair: pairLabel(p) }, 0);
     }
   }
 
@@ -261,7 +261,7 @@ export class Executor {
     // would wait behind); the queue carries the wake-ups of runners elsewhere.
     const unlisten = o.bus.onPublished(pair.id, (_, intents) => void pe.published(intents));
     this.#held.set(pair.id, { lease, pe, worker, unlisten });
-    o.metrics.leases.set({ pair: pair.id }, 1);
+    o.metrics.leases.set({ pair: ctx.label }, 1);
     log.info({ owner: this.#owner }, 'pair taken');
     try {
       await pe.start();
@@ -278,7 +278,7 @@ export class Executor {
     this.#held.delete(id);
     held.unlisten();
     held.pe.stop();
-    this.#o.metrics.leases.set({ pair: id }, 0);
+    this.#o.metrics.leases.set({ pair: held.pe.ctx.label }, 0);
     await held.worker.close(why !== 'stopping');
     await held.pe.idle();
     await held.lease.release().catch(() => undefined);

@@ -1,6 +1,6 @@
 export { ExecutorConfig } from './config.js';
 export { Executor, type ExecutorOptions, type ExecutorPairStatus } from './executor.js';
-export { ExecutorMetrics } from './metrics.js';
+export { ExecutorMetrics, errorLabel, pairLabel } from './metrics.js';
 export { ExecutorError, NotSentError, type ExecutorErrorCode } from './errors.js';
 export { RatecountStore, ratecountKeyFor, type RatecountReading } from './ratecount-store.js';
 export { PairLease } from './lease.js';

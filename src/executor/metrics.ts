@@ -1,8 +1,31 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { PairInfo } from '../core/index.js';
 
 const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5,
 ];
+
+/**
+ * The `pair` label of every executor metric: the pair's altname (`XBTUSD`), as the runner's, the
+ * supervisor's and the queue-depth families label it, so that dashboards can join them. Redis
+ * keys, exchange calls and logs keep the exchange pair id.
+ */
+export function pairLabel(pair: Pick<PairInfo, 'altname'>): string {
+  return pair.altname;
+}
+
+/**
+ * The `error` label of a refused call: the exchange error's family, its first two colon-separated
+ * parts (`EService:Throttled: 1795321540` → `EService:Throttled`), so that details such as a
+ * throttle's timestamp do not open a series each (DESIGN.md §4: low cardinality). A reason
+ * without a colon (an error code) is its own label. Logs and records keep the full reason.
+ */
+export function errorLabel(reason: string): string {
+  return reason
+    .split(':', 2)
+    .map((part) => part.trim())
+    .join(':');
+}
 
 /** The executor's metric families (DESIGN.md §4: makerd_ prefix, base units, low cardinality). */
 export class ExecutorMetrics {
@@ -51,7 +74,7 @@ export class ExecutorMetrics {
     });
     this.rejections = new Counter({
       name: 'makerd_order_rejections_total',
-      help: 'Order-entry refusals by the exchange error string',
+      help: 'Order-entry refusals by the exchange error family (Ecat:Message, details left out)',
       labelNames: ['pair', 'error'],
       registers,
     });

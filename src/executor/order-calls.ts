@@ -1,5 +1,6 @@
 import { dec, encodeUserref, parseSlotKey, toWire, type OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
+import { errorLabel } from './metrics.js';
 import { classifyFailure, type Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
@@ -132,7 +133,7 @@ export class OrderCalls {
 
   async #opened(rec: TrackedOrder, txid: string, action: string): Promise<void> {
     const ctx = this.#ctx;
-    ctx.deps.metrics.actions.inc({ pair: ctx.id, action, outcome: 'ok' });
+    ctx.deps.metrics.actions.inc({ pair: ctx.label, action, outcome: 'ok' });
     await ctx.persist([
       {
         ...rec,
@@ -194,7 +195,7 @@ export class OrderCalls {
           await this.#unknown([origSent, next], 'EditOrder', 'no txid in answer');
           return;
         }
-        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: 'EditOrder', outcome: 'ok' });
+        ctx.deps.metrics.actions.inc({ pair: ctx.label, action: 'EditOrder', outcome: 'ok' });
         const now = ctx.now();
         await ctx.persist([
           {
@@ -259,7 +260,7 @@ export class OrderCalls {
             : client.cancelOrderBatch({ orders: txids }, o),
         );
         if (res.result.count === sent.length) {
-          ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'ok' });
+          ctx.deps.metrics.actions.inc({ pair: ctx.label, action: kind, outcome: 'ok' });
           const now = ctx.now();
           await ctx.persist(
             sent.map((o) => ({
@@ -274,7 +275,7 @@ export class OrderCalls {
           return;
         }
         // Fewer than asked: some were filled or gone already. Which ones, a query says.
-        ctx.deps.metrics.actions.inc({ pair: ctx.id, action: kind, outcome: 'partial' });
+        ctx.deps.metrics.actions.inc({ pair: ctx.label, action: kind, outcome: 'partial' });
         await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
       } catch (err) {
         const failure = classifyFailure(err);
@@ -316,8 +317,8 @@ export class OrderCalls {
         const credited = freeAtMs <= atMs && freeAtMs > intent.snapshotAtMs;
         const tickToWireMs = Math.max(0, atMs - (credited ? freeAtMs : intent.snapshotAtMs));
         const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
-        metrics.tickToWire.observe({ pair: ctx.id }, tickToWireMs / 1000);
-        metrics.intentWait.observe({ pair: ctx.id }, intentAgeMs / 1000);
+        metrics.tickToWire.observe({ pair: ctx.label }, tickToWireMs / 1000);
+        metrics.intentWait.observe({ pair: ctx.label }, intentAgeMs / 1000);
         ctx.deps.onWire?.({
           pair: ctx.id,
           action,
@@ -376,7 +377,7 @@ export class OrderCalls {
     const { metrics, log, ratecount } = ctx.deps;
     const now = ctx.now();
     if (failure.kind === 'unknown') {
-      metrics.actions.inc({ pair: ctx.id, action, outcome: 'unknown' });
+      metrics.actions.inc({ pair: ctx.label, action, outcome: 'unknown' });
       log.warn(
         { action, reason: failure.reason, orders: records.length },
         'order-entry outcome unknown',
@@ -387,11 +388,11 @@ export class OrderCalls {
       return;
     }
     if (failure.then === 'unsent') {
-      metrics.actions.inc({ pair: ctx.id, action, outcome: 'not_sent' });
+      metrics.actions.inc({ pair: ctx.label, action, outcome: 'not_sent' });
       log.info({ action, reason: failure.reason }, 'order entry not sent');
     } else {
-      metrics.actions.inc({ pair: ctx.id, action, outcome: 'rejected' });
-      metrics.rejections.inc({ pair: ctx.id, error: failure.reason });
+      metrics.actions.inc({ pair: ctx.label, action, outcome: 'rejected' });
+      metrics.rejections.inc({ pair: ctx.label, error: errorLabel(failure.reason) });
       log.warn({ action, error: failure.reason }, 'order entry refused');
     }
     const placed = records.filter((r) => r.state === 'pending-new');
@@ -411,7 +412,7 @@ export class OrderCalls {
         break;
       case 'ratecount':
         // Our model was behind the exchange's: take its word and start from full.
-        metrics.ratecountLevel.set({ pair: ctx.id }, (await ratecount.fill(ctx.id, now)).level);
+        metrics.ratecountLevel.set({ pair: ctx.label }, (await ratecount.fill(ctx.id, now)).level);
         break;
       case 'wait':
         ctx.pausedUntilMs = Math.max(ctx.pausedUntilMs, failure.untilMs ?? now + 1_000);

@@ -94,7 +94,7 @@ export class OrderSync {
       seenTxids.add(hit[0]);
       await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
       if (rec.state === 'unknown' || rec.state === 'pending-new') {
-        metrics.unknowns.inc({ pair: ctx.id, resolution: 'open' });
+        metrics.unknowns.inc({ pair: ctx.label, resolution: 'open' });
         resolved += 1;
       }
     }
@@ -120,7 +120,7 @@ export class OrderSync {
 
     if (missing.length > 0) resolved += await this.#settleMissing(missing);
     if (scope === 'all') await this.#settleRetired(now);
-    metrics.reconciles.inc({ pair: ctx.id, outcome: scope });
+    metrics.reconciles.inc({ pair: ctx.label, outcome: scope });
     return this.#result(notDue, adopted, resolved);
   }
 
@@ -146,7 +146,7 @@ export class OrderSync {
             : undefined;
       if (hit !== undefined) {
         await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
-        metrics.unknowns.inc({ pair: ctx.id, resolution: 'closed' });
+        metrics.unknowns.inc({ pair: ctx.label, resolution: 'closed' });
         resolved += 1;
       } else if (rec.txid !== null && rec.pendingCall !== 'edit') {
         toQuery.push(rec);
@@ -161,7 +161,7 @@ export class OrderSync {
             updatedAtMs: ctx.now(),
           },
         ]);
-        metrics.unknowns.inc({ pair: ctx.id, resolution: 'not-executed' });
+        metrics.unknowns.inc({ pair: ctx.label, resolution: 'not-executed' });
         resolved += 1;
       }
     }
@@ -171,7 +171,7 @@ export class OrderSync {
         const o = found[rec.txid as string];
         if (o !== undefined) {
           await ctx.apply(viewOf(rec.txid as string, o, rec, ctx.id, ctx.now()));
-          metrics.unknowns.inc({ pair: ctx.id, resolution: 'queried' });
+          metrics.unknowns.inc({ pair: ctx.label, resolution: 'queried' });
         } else {
           log.error(
             { txid: rec.txid, userref: rec.userref },
@@ -186,7 +186,7 @@ export class OrderSync {
               updatedAtMs: ctx.now(),
             },
           ]);
-          metrics.unknowns.inc({ pair: ctx.id, resolution: 'lost' });
+          metrics.unknowns.inc({ pair: ctx.label, resolution: 'lost' });
         }
         resolved += 1;
       }

@@ -5,7 +5,7 @@ import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
 import type { OrderReads } from './exchange-orders.js';
 import type { PairLease } from './lease.js';
-import type { ExecutorMetrics } from './metrics.js';
+import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
 import type { OrderTracker } from './tracker/index.js';
 import { TERMINAL_STATES, type Fill, type TrackedOrder } from './types.js';
@@ -70,8 +70,12 @@ export class PairContext {
   /** Told when a slot became empty, so intents waiting on it are planned again at once. */
   onSlotFreed: (() => void) | undefined;
 
+  /** The `pair` label of its metrics: the altname (`id` stays for Redis keys, calls and logs). */
+  readonly label: string;
+
   constructor(deps: PairDeps) {
     this.deps = deps;
+    this.label = pairLabel(deps.pair);
   }
 
   get id(): string {
@@ -130,7 +134,7 @@ export class PairContext {
   /** Gives back ratecount points of calls refused or never sent: budget free ahead of plan. */
   async refund(points: number): Promise<void> {
     const reading = await this.deps.ratecount.refund(this.id, points, this.now());
-    this.deps.metrics.ratecountLevel.set({ pair: this.id }, reading.level);
+    this.deps.metrics.ratecountLevel.set({ pair: this.label }, reading.level);
     this.budgetFreedAtMs = this.now();
   }
 
@@ -142,7 +146,7 @@ export class PairContext {
   }
 
   noteFill(fill: Fill): void {
-    this.deps.metrics.fills.inc({ pair: this.id, side: fill.side });
+    this.deps.metrics.fills.inc({ pair: this.label, side: fill.side });
     this.deps.log.info(
       { txid: fill.txid, side: fill.side, price: fill.price, volume: fill.volume, fee: fill.fee },
       'fill',
@@ -165,7 +169,7 @@ export class PairContext {
   /** Order-state gauges, from the memory copy (no Redis round trip). */
   publishOrderGauges(): void {
     const { metrics } = this.deps;
-    const pair = this.id;
+    const pair = this.label;
     const counts = new Map<string, number>();
     for (const o of this.orders.values()) counts.set(o.state, (counts.get(o.state) ?? 0) + 1);
     for (const state of ['pending-new', 'open', 'partially-filled', 'unknown']) {
@@ -176,8 +180,8 @@ export class PairContext {
   /** Inventory and PnL gauges: the position changes only with fills, which only syncs find. */
   async publishPosition(): Promise<void> {
     const { metrics } = this.deps;
-    const pair = this.id;
-    const position = await this.deps.tracker.position(pair);
+    const position = await this.deps.tracker.position(this.id);
+    const pair = this.label;
     metrics.inventoryBase.set({ pair }, Number(position.base));
     metrics.inventoryQuote.set({ pair }, Number(position.quote));
     metrics.realizedPnl.set({ pair }, Number(position.realizedPnl));

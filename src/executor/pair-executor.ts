@@ -134,7 +134,7 @@ export class PairExecutor {
       const points = cancelAllPenalty(ages);
       if (points > 0) {
         const reading = await ctx.deps.ratecount.add(ctx.id, points, now);
-        ctx.deps.metrics.ratecountLevel.set({ pair: ctx.id }, reading.level);
+        ctx.deps.metrics.ratecountLevel.set({ pair: ctx.label }, reading.level);
       }
       ctx.deps.log.warn(
         { orders: ages.length, points },
@@ -344,13 +344,14 @@ export class PairExecutor {
         level = reading.level;
         continue;
       }
-      if (reading !== undefined) metrics.ratecountLevel.set({ pair }, reading.level);
+      if (reading !== undefined) metrics.ratecountLevel.set({ pair: ctx.label }, reading.level);
       const dropped = plan.dropped.filter((d) => d.reason !== 'busy');
       this.#busyWaiting = dropped.length < plan.dropped.length;
       const isTaken = (i: OrderIntent): boolean => taken.has(keyOf(i));
-      for (const i of expired) if (isTaken(i)) metrics.intents.inc({ pair, outcome: 'expired' });
+      for (const i of expired)
+        if (isTaken(i)) metrics.intents.inc({ pair: ctx.label, outcome: 'expired' });
       for (const d of dropped)
-        if (isTaken(d.intent)) metrics.intents.inc({ pair, outcome: d.reason });
+        if (isTaken(d.intent)) metrics.intents.inc({ pair: ctx.label, outcome: d.reason });
 
       // First calls whose intents were not taken stop at their gate and give their points back
       // themselves; replacement adds whose intents were not taken are never prepared.
@@ -428,8 +429,9 @@ export class PairExecutor {
           if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
             throw new NotSentError('its intent was replaced', true);
           }
-          metrics.ratecountPoints.inc({ pair: ctx.id, action: r.call.kind }, r.call.cost);
-          for (const _ of intentsOf(r.call)) metrics.intents.inc({ pair: ctx.id, outcome: 'sent' });
+          metrics.ratecountPoints.inc({ pair: ctx.label, action: r.call.kind }, r.call.cost);
+          for (const _ of intentsOf(r.call))
+            metrics.intents.inc({ pair: ctx.label, outcome: 'sent' });
         },
         (err: unknown) => {
           // Redis failed the reserve or the take: whether the points were taken is not known, and

@@ -63,7 +63,13 @@ export {
   type PollStatus,
   type PollRun,
 } from './poll-loop.js';
-export { MarketMetrics, ENDPOINT_OF, ALL_PAIRS, type MarketMetricsSource } from './metrics.js';
+export {
+  MarketMetrics,
+  ENDPOINT_OF,
+  ALL_PAIRS,
+  type MarketMetricsSource,
+  type PairLabeler,
+} from './metrics.js';
 export { BudgetUsage } from './budget-usage.js';
 export { withDeadline, PollTimeoutError } from './deadline.js';
 export { deepFreeze } from './freeze.js';

@@ -119,10 +119,11 @@ export class MarketFeed {
       );
     }
     if (this.#metrics !== undefined) {
-      this.#metrics.setPlan(options.plan);
+      this.#metrics.setPlan(options.plan, (pairId) => this.#pairLabel(pairId));
       this.#metrics.attach({
         dataAges: () => this.#dataAges(),
-        staleByPair: () => this.pairs.map((p) => ({ pair: p.id, stale: this.snapshotStale(p.id) })),
+        staleByPair: () =>
+          this.pairs.map((p) => ({ pair: this.#pairLabel(p.id), stale: this.snapshotStale(p.id) })),
         budgetUsedPerSec: (scope) => this.#usage.perSecond(scope, this.#clock.now()),
       });
     }
@@ -228,6 +229,16 @@ export class MarketFeed {
     return pair;
   }
 
+  /**
+   * The `pair` label of a poll's metrics: the pair's altname, as every metric family labels pairs
+   * (ids stay everywhere else), or ALL_PAIRS for a key-wide poll. checkPlan made sure every
+   * planned pair is fed.
+   */
+  #pairLabel(pairId: string | undefined): string {
+    if (pairId === undefined) return ALL_PAIRS;
+    return this.#pairsById.get(pairId)?.altname ?? pairId;
+  }
+
   #loopFor(source: PollSource, pairId: string | undefined): PollLoop | undefined {
     return this.#loops.get(pairId === undefined ? source : `${source}:${pairId}`);
   }
@@ -261,7 +272,7 @@ export class MarketFeed {
       const at = this.#receivedAt(p);
       return {
         endpoint: ENDPOINT_OF[p.source],
-        pair: p.pair ?? ALL_PAIRS,
+        pair: this.#pairLabel(p.pair),
         ageSeconds: at === undefined ? Infinity : (nowMs - at) / 1000,
       };
     });
@@ -406,7 +417,7 @@ export class MarketFeed {
     const budgetWaitMs = isPrivate ? poll.intervalMs : 0;
     const timeoutMs = this.#config.request_timeout_ms + budgetWaitMs;
     const started = this.#clock.now();
-    const pairLabel = endpoint === 'QueryOrders' ? ALL_PAIRS : (poll.pair ?? ALL_PAIRS);
+    const pairLabel = this.#pairLabel(endpoint === 'QueryOrders' ? undefined : poll.pair);
     try {
       const value = await withDeadline(this.#clock, signal, timeoutMs, endpoint, (s) =>
         fn(isPrivate ? { signal: s, maxBudgetWaitMs: budgetWaitMs } : { signal: s }),

@@ -16,7 +16,13 @@ export const ENDPOINT_OF: Readonly<Record<PollSource, string>> = {
 /** The `pair` label of a key-wide poll (OpenOrders, BalanceEx, SystemStatus, QueryOrders). */
 export const ALL_PAIRS = 'all';
 
-/** What the feed reports at scrape time. */
+/**
+ * A poll's pair id (undefined for a key-wide poll) to its `pair` label: the pair's altname
+ * (`XBTUSD`), as every metric family labels pairs, or ALL_PAIRS for a key-wide poll.
+ */
+export type PairLabeler = (pairId: string | undefined) => string;
+
+/** What the feed reports at scrape time; `pair` is the label (altname or ALL_PAIRS). */
 export interface MarketMetricsSource {
   /** Age of each poll's data; Infinity before its first answer. */
   dataAges(): readonly { endpoint: string; pair: string; ageSeconds: number }[];
@@ -116,10 +122,11 @@ export class MarketMetrics {
     this.#source = source;
   }
 
-  setPlan(plan: BudgetPlan): void {
+  /** The plan's intervals, each poll's pair labelled by `pairLabel` (see PairLabeler). */
+  setPlan(plan: BudgetPlan, pairLabel: PairLabeler): void {
     for (const p of plan.polls) {
       this.pollInterval.set(
-        { endpoint: ENDPOINT_OF[p.source], pair: p.pair ?? ALL_PAIRS },
+        { endpoint: ENDPOINT_OF[p.source], pair: pairLabel(p.pair) },
         p.intervalMs / 1000,
       );
     }
@@ -129,6 +136,7 @@ export class MarketMetrics {
     this.budgetAvailable.set({ scope: 'public' }, plan.public.availablePerSec);
   }
 
+  /** `pair` is the label: the altname, or ALL_PAIRS. */
   observePoll(endpoint: string, pair: string, outcome: PollOutcome, seconds: number): void {
     this.polls.inc({ endpoint, pair, outcome });
     this.pollDuration.observe({ endpoint, pair }, seconds);

@@ -47,7 +47,11 @@ void describe('Executor against the simulator', () => {
     assert.equal(live[0]?.txid, order?.txid);
     assert.equal((await executor.ratecount.level(BTC, Date.now())) > 0, true);
     assert.equal(
-      await metric(registry, 'makerd_order_actions_total', { action: 'AddOrder', outcome: 'ok' }),
+      await metric(registry, 'makerd_order_actions_total', {
+        pair: 'XBTUSD',
+        action: 'AddOrder',
+        outcome: 'ok',
+      }),
       1,
     );
   });
@@ -62,6 +66,7 @@ void describe('Executor against the simulator', () => {
     assert.notEqual(moved.txid, before?.txid);
     await until('edit counted', async () =>
       (await metric(registry, 'makerd_order_actions_total', {
+        pair: 'XBTUSD',
         action: 'EditOrder',
         outcome: 'ok',
       })) === 1
@@ -88,6 +93,7 @@ void describe('Executor against the simulator', () => {
     await h.publish([intentFor(BTC, 'ask:0', { side: 'sell', price: '60000', volume: '5000' })]);
     await until('the refusal counted', async () =>
       (await metric(registry, 'makerd_order_rejections_total', {
+        pair: 'XBTUSD',
         error: 'EOrder:Insufficient funds',
       })) === 1
         ? true
@@ -141,6 +147,14 @@ void describe('Executor against the simulator', () => {
     const position = await executor.tracker.position(BTC);
     assert.equal(position.base, '-0.008');
     assert.equal(position.fills, 2);
-    assert.equal(await metric(registry, 'makerd_fills_total', { side: 'sell' }), 2);
+    assert.equal(await metric(registry, 'makerd_fills_total', { pair: 'XBTUSD', side: 'sell' }), 2);
+    assert.equal(await metric(registry, 'makerd_inventory_base', { pair: 'XBTUSD' }), -0.008);
+  });
+
+  void it('labels every executor metric by pair altname, never by exchange pair id', async () => {
+    const text = await registry.metrics();
+    assert.match(text, /^makerd_executor_lease\{pair="XBTUSD"\} 1$/m);
+    assert.match(text, /^makerd_executor_lease\{pair="ETHUSD"\} [01]$/m);
+    for (const id of h.pairs.map((p) => p.id)) assert.ok(!text.includes(`pair="${id}"`), id);
   });
 });

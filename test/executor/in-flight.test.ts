@@ -143,7 +143,8 @@ void describe('Executor: calls in flight', () => {
       );
       // As a scrape shows them.
       const part = async (name: string, which: 'count' | 'sum') => {
-        const line = new RegExp(`^${name}_${which}\\{pair="${BTC}"\\} (\\S+)$`, 'm');
+        // Labelled by the pair's altname (XBTUSD), as every metric family labels pairs.
+        const line = new RegExp(`^${name}_${which}\\{pair="XBTUSD"\\} (\\S+)$`, 'm');
         return Number(line.exec(await registry.metrics())?.[1] ?? 0);
       };
       const count = (name: string) => part(name, 'count');

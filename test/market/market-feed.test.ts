@@ -221,12 +221,9 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
     assert.ok(st.counts.throttled <= 3, `throttled ${st.counts.throttled}`);
     assert.match(
       await metric('makerd_polls_total'),
-      /makerd_polls_total\{endpoint="Depth",pair="XXBTZUSD",outcome="throttled"\} [1-9]/,
+      /makerd_polls_total\{endpoint="Depth",pair="XBTUSD",outcome="throttled"\} [1-9]/,
     );
-    assert.match(
-      await metric('makerd_snapshot_stale'),
-      /makerd_snapshot_stale\{pair="XXBTZUSD"\} 1/,
-    );
+    assert.match(await metric('makerd_snapshot_stale'), /makerd_snapshot_stale\{pair="XBTUSD"\} 1/);
 
     await h.sim.admin('POST', '/_sim/faults', {});
     await h.run(st.backoffMs + interval);
@@ -235,10 +232,7 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
     assert.equal(s.sources.depth.lastError, undefined);
     assert.equal(s.stale, false);
     assert.equal(depthStatus()?.backoffMs, 0);
-    assert.match(
-      await metric('makerd_snapshot_stale'),
-      /makerd_snapshot_stale\{pair="XXBTZUSD"\} 0/,
-    );
+    assert.match(await metric('makerd_snapshot_stale'), /makerd_snapshot_stale\{pair="XBTUSD"\} 0/);
   });
 
   it('an HTTP 502 on Depth is an error without backoff; a slow answer times out', async () => {
@@ -265,7 +259,7 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
   it('exports the plan, data ages and the budget actually used', async () => {
     assert.match(
       await metric('makerd_poll_interval_seconds'),
-      /makerd_poll_interval_seconds\{endpoint="Level3",pair="XXBTZUSD"\} 5\b/,
+      /makerd_poll_interval_seconds\{endpoint="Level3",pair="XBTUSD"\} 5\b/,
     );
     assert.match(
       await metric('makerd_poll_interval_seconds'),
@@ -277,6 +271,13 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
     );
     assert.ok(balanceAge, age);
     assert.ok(Number(balanceAge[1]) <= 10);
+    const level3Age = /makerd_data_age_seconds\{endpoint="Level3",pair="XBTUSD"\} ([\d.]+)/.exec(
+      age,
+    );
+    assert.ok(level3Age, age);
+    assert.ok(Number(level3Age[1]) <= 10);
+    // Labelled by altname, as every metric family labels pairs: never by the exchange pair id.
+    assert.doesNotMatch(await registry.metrics(), new RegExp(`pair="${PAIR}"`));
     const json = await registry.getMetricsAsJSON();
     const value = (name: string, scope: string) =>
       json.find((m) => m.name === name)?.values.find((v) => v.labels.scope === scope)?.value;
@@ -288,7 +289,7 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
     assert.equal(value('makerd_rest_budget_available_per_second', 'private'), 0.75);
     assert.match(
       await metric('makerd_poll_duration_seconds'),
-      /_count\{endpoint="Level3",pair="XXBTZUSD"\} [1-9]/,
+      /_count\{endpoint="Level3",pair="XBTUSD"\} [1-9]/,
     );
   });
 });

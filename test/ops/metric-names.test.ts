@@ -251,4 +251,20 @@ describe('metric names the dashboard and alert rules query', () => {
     for (const name of recorded) referenced.delete(name);
     assertAllExported(referenced, exported, ALERTS);
   });
+
+  it('every makerd family the daemon exports is documented in docs/operations.md', () => {
+    const doc = readFileSync(file('docs/operations.md'), 'utf8');
+    // Families only: a histogram's _bucket, _sum and _count series are documented with it.
+    const families = [...exported].filter((n) => {
+      const base = n.replace(/_(bucket|sum|count)$/, '');
+      return n.startsWith('makerd_') && (base === n || !exported.has(base));
+    });
+    assert.ok(families.length > 30, `families: ${families.length}`);
+    const undocumented = families.filter((n) => !doc.includes(`\`${n}\``));
+    assert.deepEqual(
+      undocumented,
+      [],
+      'exported but missing from the metrics table of docs/operations.md',
+    );
+  });
 });
