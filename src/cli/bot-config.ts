@@ -28,7 +28,8 @@ const SimulatorCredentials = Type.Object(
     from: Type.Literal('simulator'),
     /** An account of the simulator's YAML; allowed only for a loopback exchange URL. */
     account: Type.String({ default: 'paper-key' }),
-    sim_config: Type.String({ default: 'config/sim.yaml' }),
+    /** Relative to the config file's folder: the default is the simulator YAML beside it. */
+    sim_config: Type.String({ default: 'sim.yaml' }),
   },
   strict,
 );
