@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ControlFlags, IntentBus } from '../../src/bus/index.js';
+import { ControlFlags, IntentBus, deleteKeysUnder } from '../../src/bus/index.js';
 import {
   RedisNonceSource,
   RestLimiter,
@@ -198,7 +198,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     }
     await bus.close();
     await flags.close();
-    await deleteUnder(redis, prefix);
+    await deleteKeysUnder(redis, prefix);
     await redis.del(nonceKey);
     await redis.quit();
     await feedClient.close();
@@ -217,15 +217,6 @@ function fmtMap(m: ReadonlyMap<string, number>): string {
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(1)}`)
     .join(', ');
-}
-
-async function deleteUnder(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 /** p50 of each quarter of the run, in ms. */

@@ -13,3 +13,4 @@ export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
+export { deleteKeysUnder } from './redis-keys.js';

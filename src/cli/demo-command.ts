@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import PinoPretty from 'pino-pretty';
+import { deleteKeysUnder } from '../bus/index.js';
 import { InvalidInputError, errorMessage } from '../core/index.js';
 import { loadSimConfig, startSimulator } from '../sim/index.js';
 import { demoStatusLine } from './demo-status.js';
@@ -156,12 +157,7 @@ async function clearPrefix(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnder(redis, prefix);
   } finally {
     redis.disconnect();
   }

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { MakerdError } from '../core/index.js';
+import { freePort } from './free-port.js';
 
 /** A Redis the demo can use, and how to let go of it. */
 export interface FoundRedis {
@@ -83,18 +83,6 @@ async function stopChild(child: ChildProcess, kill: () => void): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { freePort } from '../../src/cli/free-port.js';
 import { freshPrefix } from '../support/redis.js';
 import { makerd, stop } from '../support/spawn.js';
 import { until, type SimStateView } from '../support/until.js';
@@ -42,17 +42,6 @@ const KEY_SERIES = [
   'makerd_halted',
   'makerd_heartbeat_age_seconds',
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 interface Sample {
   metric: Record<string, string>;

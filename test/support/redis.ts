@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -9,11 +8,4 @@ export function freshPrefix(): string {
 }
 
 /** Deletes every key under `${prefix}:`. */
-export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-}
+export { deleteKeysUnder as deleteKeys } from '../../src/bus/index.js';
