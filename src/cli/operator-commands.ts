@@ -2,14 +2,14 @@ import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { ControlFlags } from '../bus/index.js';
-import { systemClock } from '../core/index.js';
+import { MakerdError, errorMessage, systemClock } from '../core/index.js';
 import { haltAndCancel } from './halt-action.js';
 import type { BotSettings } from './bot-config.js';
-import { resolveCredentials } from './credentials.js';
+import { optionalSecretFromEnv, resolveCredentials } from './credentials.js';
 import { keyClient } from './role-base.js';
 import { loadPairs } from '../market/index.js';
 import { loadSettings } from './role-command.js';
-import { formatStatus, readStatus } from './status-report.js';
+import { formatStatus, readStatus, type StatusReport } from './status-report.js';
 
 interface FlagCommandOptions {
   readonly config?: string;
@@ -73,8 +73,19 @@ export function registerOperatorCommands(program: Command): void {
       'show the halt flag, roles, supervisor, and per pair orders, inventory, PnL, ratecount',
     )
     .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
+    .option(
+      '--http <url>',
+      "ask a running process's HTTP endpoint instead (e.g. the demo's http://127.0.0.1:9464)",
+    )
     .option('--json', 'one JSON object instead of lines for people')
-    .action(async (opts: FlagCommandOptions & { json?: boolean }) => {
+    .action(async (opts: FlagCommandOptions & { json?: boolean; http?: string }) => {
+      if (opts.http !== undefined) {
+        const report = await statusOverHttp(opts.http, process.env);
+        process.stdout.write(
+          opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
+        );
+        return;
+      }
       const { settings, dir } = loadSettings(opts.config);
       const credentials = resolveCredentials(settings.exchange, process.env, dir);
       await withFlags(settings, async (flags, redis) => {
@@ -101,6 +112,25 @@ export function registerOperatorCommands(program: Command): void {
         }
       });
     });
+}
+
+/**
+ * /status of a running process (which needs no exchange call: the demo's simulator sits on a
+ * port of its own). The bearer token, when the endpoint wants one, comes from MAKERD_HTTP_TOKEN.
+ */
+async function statusOverHttp(url: string, env: NodeJS.ProcessEnv): Promise<StatusReport> {
+  const token = optionalSecretFromEnv('MAKERD_HTTP_TOKEN', env);
+  let res: Response;
+  try {
+    res = await fetch(new URL('/status', url), {
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+  } catch (err) {
+    throw new MakerdError('UNREACHABLE', `no answer from ${url}: ${errorMessage(err)}`);
+  }
+  if (!res.ok) throw new MakerdError('UNREACHABLE', `${url}/status answered ${res.status}`);
+  return (await res.json()) as StatusReport;
 }
 
 async function withFlags(

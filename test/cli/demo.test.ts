@@ -26,14 +26,22 @@ describe('makerd demo', () => {
         /^redis:\/\/127\.0\.0\.1:\d+ \(started redis-server, pid \d+, no persistence\)$/,
       );
       assert.match(String(intro.simulator), /^http:\/\/127\.0\.0\.1:\d+$/);
-      await demo.waitFor('makerd demo running', 30_000);
+      const running = await demo.waitFor('makerd demo running', 30_000);
+      // The demo's simulator has a port of its own: status asks the process instead.
+      const status = makerd(['status', '--http', String(running.http)]);
+      const [statusCode] = (await once(status.child, 'exit')) as [number | null];
+      assert.equal(statusCode, 0, status.stderr());
+      const text = status.lines.map((l) => String(l.msg)).join('\n');
+      assert.match(text, /^trading \(not halted\)$/m);
+      assert.match(text, /^supervisor: exchange online, posture normal, dead-man fires at /m);
+      assert.match(text, /^XBTUSD: executor working, \d+ open orders, /m);
       const [code] = (await once(demo.child, 'exit')) as [number | null];
       assert.equal(code, 0, demo.stderr());
-      const status = demo.lines.filter((l) =>
+      const lines = demo.lines.filter((l) =>
         /^\d\d:\d\d:\d\d \| trading \| XBTUSD mid /.test(String(l.msg)),
       );
-      assert.ok(status.length >= 2, `status lines: ${status.length}`);
-      t.diagnostic(String(status.at(-1)?.msg));
+      assert.ok(lines.length >= 2, `status lines: ${lines.length}`);
+      t.diagnostic(String(lines.at(-1)?.msg));
       assert.ok(
         demo.lines.some((l) => l.msg === 'shutdown: orders cancelled, dead-man timer disarmed'),
       );
@@ -56,6 +64,13 @@ describe('makerd demo', () => {
       demo.stderr(),
       /no Redis answers at redis:\/\/127\.0\.0\.1:9 and \/nonexistent\/redis-server is not installed: install it \(Debian or Ubuntu: sudo apt-get install redis-server/,
     );
+  });
+
+  it('status --http names the endpoint that does not answer', async () => {
+    const status = makerd(['status', '--http', 'http://127.0.0.1:9']);
+    const [code] = (await once(status.child, 'exit')) as [number | null];
+    assert.equal(code, 1);
+    assert.match(status.stderr(), /makerd: no answer from http:\/\/127\.0\.0\.1:9: /);
   });
 
   it('writes one status line: halt, roles down, and per pair mid, orders, inventory, PnL, fills, ratecount', () => {
