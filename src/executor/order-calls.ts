@@ -361,7 +361,7 @@ export class OrderCalls {
     await this.#failed(records, action, failure);
     if (
       failure.kind === 'rejected' &&
-      (failure.pointsBack ?? failure.then !== 'ratecount') &&
+      (failure.pointsBack ?? pointsBackByDefault(failure.then)) &&
       call.cost > 0
     ) {
       await this.#ctx.refund(call.cost);
@@ -463,4 +463,9 @@ function pendingRecord(
     reason: null,
     origin: 'placed',
   };
+}
+
+/** Refusals before the matching engine cost no ratecount: see Failure.pointsBack. */
+function pointsBackByDefault(then: Extract<Failure, { kind: 'rejected' }>['then']): boolean {
+  return then === 'mode' || then === 'gone' || then === 'wait';
 }

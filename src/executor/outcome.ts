@@ -23,7 +23,13 @@ export type Failure =
        * nothing at all, since the call was stopped before it was signed (`unsent`).
        */
       readonly then: 'drop' | 'mode' | 'ratecount' | 'wait' | 'gone' | 'unsent';
-      /** Whether the call's points are given back; by default unless `then` is `ratecount`. */
+      /**
+       * Whether the call's points are given back. By default only when the refusal came before
+       * the matching engine (`mode`, `gone`, `wait`): a `ratecount` refusal was never charged but
+       * the model is full anyway, and a `drop` (funds, post-only, order minimum...) may have been
+       * charged by the engine that refused it. Giving those back would let the model fall below
+       * the exchange's count and earn a rate-limit rejection later.
+       */
       readonly pointsBack?: boolean;
       /** For `wait`: until when (epoch ms), when the exchange said. */
       readonly untilMs?: number | undefined;

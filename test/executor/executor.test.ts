@@ -105,6 +105,38 @@ void describe('Executor against the simulator', () => {
     assert.deepEqual(await h.bus.pending(BTC), []);
   });
 
+  void it('keeps the points of an order the engine refused: its ratecount never falls below the exchange count', async () => {
+    // A post-only bid at another account's ask would take: the engine refuses it, after
+    // charging it.
+    const maker = h.sim.client({ key: h.sim.addAccount() });
+    const ask = await maker.addOrder({
+      pair: 'XBTUSD',
+      type: 'sell',
+      ordertype: 'limit',
+      price: '50500',
+      volume: '0.01',
+    });
+    await h.publish([intentFor(BTC, 'bid:1', { side: 'buy', price: '50500', volume: '0.01' })]);
+    await until('the post-only refusal counted', async () =>
+      (await metric(registry, 'makerd_order_rejections_total', {
+        pair: 'XBTUSD',
+        error: 'EOrder:Post only order',
+      })) === 1
+        ? true
+        : undefined,
+    );
+    const { body } = await h.sim.admin('GET', '/_sim/state');
+    const exchange = (body as { ratecount: Record<string, Record<string, { level: number }>> })
+      .ratecount[h.key.apiKey]?.[BTC]?.level;
+    const model = await executor.ratecount.level(BTC, Date.now());
+    assert.ok(exchange !== undefined && exchange > 0, `the exchange charged: ${exchange}`);
+    assert.ok(
+      model >= exchange - 0.2,
+      `the model (${model}) must not fall below the exchange's count (${exchange})`,
+    );
+    await maker.cancelOrder({ txid: ask.result.txid?.[0] ?? '' });
+  });
+
   void it('records fills with exact price, volume and fee, and the position, also after a cancel', async () => {
     const taker = h.sim.addAccount();
     const takerClient = h.sim.client({ key: taker });
