@@ -17,6 +17,7 @@ import {
   MarketFeed,
   planBudget,
   wishesFor,
+  executorSyncPerSec,
   type BudgetPlan,
 } from '../../src/market/index.js';
 import { ExecutorConfig } from '../../src/executor/index.js';
@@ -126,7 +127,10 @@ export function planFor(tier: Tier, pairs: readonly PairInfo[]): BudgetPlan {
       pairs.map((p) => p.id),
     ),
     utilization: marketConfig.utilization,
-    privateReservePerSec: (PAIR_NAMES.length * 2_000) / executorConfig.reconcile_interval_ms,
+    privateReservePerSec: executorSyncPerSec(
+      PAIR_NAMES.length,
+      executorConfig.reconcile_interval_ms,
+    ),
     heartbeat: DEFAULT_HEARTBEAT,
     publicCallsPerSec: marketConfig.public_budget.calls_per_sec,
   });

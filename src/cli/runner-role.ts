@@ -4,6 +4,7 @@ import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
   MarketMetrics,
+  executorSyncPerSec,
   planBudget,
   wishesFor,
   type BudgetPlan,
@@ -50,7 +51,10 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
         pairs.map((p) => p.id),
       ),
       utilization: settings.market.utilization,
-      privateReservePerSec: settings.market.private_reserve_per_sec,
+      // The operator's reserve, plus the executor's periodic syncs, which the same key pays for.
+      privateReservePerSec:
+        settings.market.private_reserve_per_sec +
+        executorSyncPerSec(pairs.length, settings.executor.reconcile_interval_ms),
       // The supervisor's CancelAllOrdersAfter refresh (1 REST point each) is reserved first.
       heartbeat: {
         intervalMs: settings.supervisor.heartbeat.interval_s * 1000,

@@ -147,6 +147,9 @@ interface ScopePlan {
   readonly fits: boolean;
 }
 
+/** The longest spread of first runs. */
+const MAX_STAGGER_MS = 3_000;
+
 /** Stretches every interval of a scope by one factor, so the operator's proportions survive. */
 function fit(wishes: readonly PollWish[], availablePerSec: number): ScopePlan {
   const wishedPerSec = sumRate(wishes);
@@ -154,10 +157,13 @@ function fit(wishes: readonly PollWish[], availablePerSec: number): ScopePlan {
   const factor = fits ? 1 : wishedPerSec / availablePerSec;
   // Rounded up, so the planned rate never exceeds what is available.
   const intervals = wishes.map((w) => Math.ceil(w.intervalMs * factor));
-  const smallest = Math.min(...intervals);
+  // First runs spread over the smallest interval, but over no more than a few seconds: a stretched
+  // plan (a small tier) would otherwise keep the last sources, and so the first quotes, waiting
+  // for most of a long interval. The counter's headroom absorbs the short start.
+  const window = Math.min(...intervals, MAX_STAGGER_MS);
   let previous = -1;
   const polls = wishes.map((w, i): PlannedPoll => {
-    const offsetMs = Math.max(Math.floor((i * smallest) / wishes.length), previous + 1);
+    const offsetMs = Math.max(Math.floor((i * window) / wishes.length), previous + 1);
     previous = offsetMs;
     return {
       id: w.id,
@@ -224,7 +230,9 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       source: 'openOrders',
       pair: undefined,
       scope: 'private',
-      cost: privateCost,
+      // The poll, plus the QueryOrders it sends for orders gone since the last one (filled,
+      // cancelled, or replaced by an edit): a quoting bot has some nearly every time.
+      cost: 2 * privateCost,
       intervalMs: p.open_orders.interval_ms,
     },
     {
@@ -270,6 +278,15 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
 
 /** The supervisor's default heartbeat: CancelAllOrdersAfter (1 REST point) every 20 s. */
 export const DEFAULT_HEARTBEAT = { intervalMs: 20_000, cost: 1 } as const;
+
+/**
+ * REST points per second the executor's periodic full sync of each pair costs (OpenOrders and
+ * ClosedOrders, every reconcile interval): the same key pays for it, so the runner's polls must
+ * leave it free, whichever process the executor runs in.
+ */
+export function executorSyncPerSec(pairCount: number, reconcileIntervalMs: number): number {
+  return (pairCount * 2 * REST_CALL_COST.standard * 1000) / reconcileIntervalMs;
+}
 
 /** planBudget over wishesFor, with the numbers taken from the configuration. */
 export function planFromConfig(

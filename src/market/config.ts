@@ -27,7 +27,10 @@ export const LEVEL3_DEPTHS = [0, 10, 25, 100, 250, 1000] as const;
 export const MarketConfig = Section({
   /** Fraction of the tier's REST decay the planner may plan; the rest absorbs jitter. */
   utilization: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.8 }),
-  /** REST points per second other private readers of the key (executor reconciliation) need. */
+  /**
+   * REST points per second other private readers of the key need, beyond the executor's periodic
+   * syncs (the runner reserves those itself from executor.reconcile_interval_ms).
+   */
   private_reserve_per_sec: Type.Number({ minimum: 0, default: 0 }),
   /** The spec names no public limit; a conservative rate per client address. */
   public_budget: Section({
@@ -57,7 +60,7 @@ export const MarketConfig = Section({
       depth: literals(LEVEL3_DEPTHS, 25),
     }),
     /** Always on: fills and the runner's diff depend on it. One call serves every pair. */
-    open_orders: Section({ interval_ms: IntervalMs(3000) }),
+    open_orders: Section({ interval_ms: IntervalMs(5000) }),
     /** Always on (BalanceEx): inventory. One call serves every pair. */
     balance: Section({ interval_ms: IntervalMs(10_000) }),
     system_status: Section({ enabled: Enabled, interval_ms: IntervalMs(5000) }),

@@ -10,6 +10,7 @@ export {
   planBudget,
   planFromConfig,
   wishesFor,
+  executorSyncPerSec,
   type BudgetInput,
   type BudgetPlan,
   type PlannedPoll,

@@ -65,6 +65,15 @@ describe('runner role against the simulator and Redis', () => {
     await sim?.close();
   });
 
+  it("reserves the executor's periodic syncs out of the key's REST budget before planning polls", () => {
+    // Two pairs, OpenOrders and ClosedOrders each every 30 s (the executor's default).
+    assert.ok(Math.abs(role.plan.private.reservePerSec - (2 * 2) / 30) < 1e-9);
+    assert.ok(
+      role.plan.private.plannedPerSec <= role.plan.private.availablePerSec + 1e-9,
+      JSON.stringify(role.plan.private),
+    );
+  });
+
   it('quotes both pairs with the built-in strategies into pending intents on the queue', async () => {
     for (const [pair, levels] of [
       ['XXBTZUSD', 2],

@@ -24,7 +24,7 @@ describe('market config', () => {
     const c = defaults();
     assert.equal(c.utilization, 0.8);
     assert.equal(c.public_budget.calls_per_sec, 2);
-    assert.equal(c.polls.open_orders.interval_ms, 3000);
+    assert.equal(c.polls.open_orders.interval_ms, 5000);
     assert.equal(c.polls.grouped_book.grouping, 10);
     assert.equal(c.polls.level3.depth, 25);
     assert.equal(c.polls.system_status.enabled, true);
@@ -89,15 +89,16 @@ describe('budget planner', () => {
   it('starter with defaults must stretch and says by how much', () => {
     const plan = planFromConfig(defaults(), 'starter', PAIRS_1);
     assert.equal(plan.private.fits, false);
-    // 0.33 * 0.8 - 0.05 = 0.214 available; OpenOrders 1/3 + BalanceEx 1/10 + Level3 1/5 wished.
+    // 0.33 * 0.8 - 0.05 = 0.214 available; OpenOrders 2/5 (with its QueryOrders) + BalanceEx
+    // 1/10 + Level3 1/5 wished.
     assert.ok(Math.abs(plan.private.availablePerSec - 0.214) < 1e-9);
     const warning = plan.warnings.find((w) => w.startsWith('private'));
     assert.equal(
       warning,
-      'private polls wish 0.63 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x2.96',
+      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.27',
     );
     const oo = plan.polls.find((p) => p.id === 'openOrders');
-    assert.equal(oo?.intervalMs, Math.ceil(3000 * ((1 / 3 + 1 / 10 + 1 / 5) / 0.214)));
+    assert.equal(oo?.intervalMs, Math.ceil(5000 * ((2 / 5 + 1 / 10 + 1 / 5) / 0.214)));
   });
 
   it('pro with one pair fits its private polls unchanged', () => {
@@ -115,7 +116,7 @@ describe('budget planner', () => {
     const oo = plan.polls.find((p) => p.id === 'openOrders');
     const l3 = plan.polls.find((p) => p.id === 'level3:XETHZUSD');
     assert.ok(oo && l3);
-    assert.ok(Math.abs(l3.intervalMs / oo.intervalMs - 5000 / 3000) < 0.001);
+    assert.ok(Math.abs(l3.intervalMs / oo.intervalMs - 5000 / 5000) < 0.001);
   });
 
   it('stretches public polls against the public budget', () => {
