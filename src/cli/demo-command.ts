@@ -8,9 +8,9 @@ import { demoStatusLine } from './demo-status.js';
 import { LiveTerminal } from './live-terminal.js';
 import { runRoles, type RunningProcess } from './process-command.js';
 import { findRedis } from './redis-finder.js';
-import { roleContext, type RoleCommandContext } from './role-command.js';
+import { roleContext, secondsOption, type RoleCommandContext } from './role-command.js';
 import { packageFile } from './sim-command.js';
-import { readStatus } from './status-report.js';
+import { readBaseStatus } from './status-report.js';
 
 interface DemoOptions {
   readonly config?: string;
@@ -47,8 +47,9 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function runDemo(opts: DemoOptions): Promise<void> {
-  const stopAfterMs = seconds('--seconds', opts.seconds);
-  const statusEveryMs = seconds('--status-every', opts.statusEvery) ?? 0;
+  const stopAfterMs =
+    opts.seconds === undefined ? undefined : secondsOption('--seconds', opts.seconds);
+  const statusEveryMs = secondsOption('--status-every', opts.statusEvery);
   const terminal = new LiveTerminal();
   const destination =
     opts.json === true
@@ -129,15 +130,7 @@ function showStatus(
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    readStatus({
-      redis: base.redis,
-      prefix: ctx.settings.redis.prefix,
-      flags: base.flags,
-      pairs: base.pairs,
-      tier: base.client.tier,
-      apiKey: base.apiKey,
-      clock: base.clock,
-    })
+    readBaseStatus(base, ctx.settings.redis.prefix)
       .then((report) => {
         const line = demoStatusLine(report, running.local());
         if (terminal.live) terminal.setStatus(line);
@@ -161,13 +154,4 @@ async function clearPrefix(url: string, prefix: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
-}
-
-function seconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0) {
-    throw new InvalidInputError(flag, `must be a number of seconds >= 0, got ${text}`);
-  }
-  return n * 1000;
 }

@@ -127,16 +127,10 @@ export async function runRoles(
         detach?.();
         // No new intents, then no new calls, then every order cancelled and the timer disarmed. A
         // role that does not stop in time must not keep the cancel from happening.
-        const stopping = [runner, executor];
-        runner = executor = undefined;
-        for (const [role, part] of [
-          ['runner', stopping[0]],
-          ['executor', stopping[1]],
-        ] as const) {
-          if (part !== undefined) await settle(role, part.stop(), ROLE_STOP_MS, log);
-        }
-        const sup = supervisor;
-        supervisor = undefined;
+        const [r, e, sup] = [runner, executor, supervisor];
+        runner = executor = supervisor = undefined;
+        if (r !== undefined) await settle('runner', r.stop(), ROLE_STOP_MS, log);
+        if (e !== undefined) await settle('executor', e.stop(), ROLE_STOP_MS, log);
         if (sup !== undefined) {
           logShutdown(log, await sup.stop(), settings.supervisor.shutdown.cancel_orders);
         }

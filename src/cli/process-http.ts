@@ -5,7 +5,7 @@ import type { BotSettings } from './bot-config.js';
 import { optionalSecretFromEnv } from './credentials.js';
 import { haltAndCancel } from './halt-action.js';
 import type { RoleBase } from './role-base.js';
-import { readStatus, type StatusReport } from './status-report.js';
+import { readBaseStatus, type StatusReport } from './status-report.js';
 
 export interface ProcessHttpParts {
   readonly settings: BotSettings;
@@ -36,16 +36,7 @@ export async function startProcessHttp(parts: ProcessHttpParts): Promise<Running
 
 function processRoutes(parts: ProcessHttpParts): Routes {
   const { base, settings, supervisor, registry } = parts;
-  const report = (): Promise<StatusReport> =>
-    readStatus({
-      redis: base.redis,
-      prefix: settings.redis.prefix,
-      flags: base.flags,
-      pairs: base.pairs,
-      tier: base.client.tier,
-      apiKey: base.apiKey,
-      clock: base.clock,
-    });
+  const report = (): Promise<StatusReport> => readBaseStatus(base, settings.redis.prefix);
   return {
     // Liveness: the process answers. Whether the bot trades is /readyz.
     'GET /healthz': () => ({ json: { ok: true } }),

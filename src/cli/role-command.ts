@@ -56,26 +56,29 @@ export interface ContextSetup {
   readonly destination?: DestinationStream;
 }
 
+/** A command-line duration in seconds (>= 0), as milliseconds; bad input names the flag. */
+export function secondsOption(flag: string, text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidInputError(flag, `must be a number of seconds >= 0, got ${text}`);
+  }
+  return n * 1000;
+}
+
 /** Loads the config (bad input names the option or field) and the role's logger. */
 export function roleContext(
   role: string,
   opts: RoleCommandOptions,
   setup: ContextSetup = {},
 ): RoleCommandContext {
-  const every = Number(opts.statusEvery);
-  if (!Number.isFinite(every) || every < 0) {
-    throw new InvalidInputError(
-      '--status-every',
-      `must be a number of seconds >= 0, got ${opts.statusEvery}`,
-    );
-  }
+  const statusEveryMs = secondsOption('--status-every', opts.statusEvery);
   const { settings, dir } = loadSettings(opts.config, setup.env);
   const log = createLogger({
     level: opts.logLevel ?? settings.log.level,
     base: { role, instance: settings.instance },
     ...(setup.destination === undefined ? {} : { destination: setup.destination }),
   });
-  return { settings, log, configDir: dir, statusEveryMs: every * 1000 };
+  return { settings, log, configDir: dir, statusEveryMs };
 }
 
 /**

@@ -5,6 +5,7 @@ import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
 import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
 import type { OrderState } from '../executor/index.js';
+import type { RoleBase } from './role-base.js';
 
 /** What `makerd status` and the admin endpoint's /status show, read from Redis. */
 export interface StatusReport {
@@ -88,6 +89,19 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     supervisor,
     pairs,
   };
+}
+
+/** readStatus over a running process's base (its Redis, flags, pairs and key). */
+export function readBaseStatus(base: RoleBase, prefix: string): Promise<StatusReport> {
+  return readStatus({
+    redis: base.redis,
+    prefix,
+    flags: base.flags,
+    pairs: base.pairs,
+    tier: base.client.tier,
+    apiKey: base.apiKey,
+    clock: base.clock,
+  });
 }
 
 /** The report for people: one line per fact. */

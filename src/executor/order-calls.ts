@@ -1,7 +1,7 @@
 import { dec, encodeUserref, parseSlotKey, toWire, type OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
 import { errorLabel } from './metrics.js';
-import { classifyFailure, type Failure } from './outcome.js';
+import { classifyFailure, pointsBack, type Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import type { TrackedOrder } from './types.js';
@@ -359,11 +359,7 @@ export class OrderCalls {
     failure: Failure,
   ): Promise<void> {
     await this.#failed(records, action, failure);
-    if (
-      failure.kind === 'rejected' &&
-      (failure.pointsBack ?? pointsBackByDefault(failure.then)) &&
-      call.cost > 0
-    ) {
+    if (pointsBack(failure) && call.cost > 0) {
       await this.#ctx.refund(call.cost);
     }
   }
@@ -463,9 +459,4 @@ function pendingRecord(
     reason: null,
     origin: 'placed',
   };
-}
-
-/** Refusals before the matching engine cost no ratecount: see Failure.pointsBack. */
-function pointsBackByDefault(then: Extract<Failure, { kind: 'rejected' }>['then']): boolean {
-  return then === 'mode' || then === 'gone' || then === 'wait';
 }

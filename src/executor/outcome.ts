@@ -24,11 +24,7 @@ export type Failure =
        */
       readonly then: 'drop' | 'mode' | 'ratecount' | 'wait' | 'gone' | 'unsent';
       /**
-       * Whether the call's points are given back. By default only when the refusal came before
-       * the matching engine (`mode`, `gone`, `wait`): a `ratecount` refusal was never charged but
-       * the model is full anyway, and a `drop` (funds, post-only, order minimum...) may have been
-       * charged by the engine that refused it. Giving those back would let the model fall below
-       * the exchange's count and earn a rate-limit rejection later.
+       * Whether the call's points are given back, when not as `then` implies: see pointsBack().
        */
       readonly pointsBack?: boolean;
       /** For `wait`: until when (epoch ms), when the exchange said. */
@@ -40,6 +36,18 @@ const MODE_ERRORS = new Set([
   'EService:Market in cancel_only mode',
   'EService:Market in post_only mode',
 ]);
+
+/**
+ * Whether a failed call's ratecount points go back into the model. Only for refusals made before
+ * the matching engine (`mode`, `gone`, `wait`), or as the failure says (`unsent`): a `ratecount`
+ * refusal leaves the model full anyway, and a `drop` (funds, post-only, order minimum...) may
+ * have been charged by the engine that refused it. Giving those back would let the model fall
+ * below the exchange's count and earn a rate-limit rejection later.
+ */
+export function pointsBack(failure: Failure): boolean {
+  if (failure.kind !== 'rejected') return false;
+  return failure.pointsBack ?? ['mode', 'gone', 'wait'].includes(failure.then);
+}
 
 export function classifyFailure(err: unknown): Failure {
   if (err instanceof NotSentError) {
