@@ -1,13 +1,15 @@
 /**
  * makerd as it runs in production, all in this process: MarketFeed → Runner → IntentBus (Redis,
  * BullMQ) → Executor → SpotClient → the simulator (in its own process), with the key's nonces in
- * Redis as every role takes them. Only the clock (high resolution) and the wiring by hand differ from the roles.
+ * Redis as every role takes them (blocks within the key's nonce window, as exchange.nonce_window
+ * configures). Only the clock (high resolution) and the wiring by hand differ from the roles.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { ControlFlags, IntentBus, deleteKeysUnder } from '../../src/bus/index.js';
 import {
+  NonceBlockSource,
   RedisNonceSource,
   RestLimiter,
   SpotClient,
@@ -25,6 +27,7 @@ import type { RunOptions, RunResult } from './result.js';
 import { WireProbe } from './wire-probe.js';
 import {
   INSTANCE,
+  NONCE_WINDOW,
   PAIR_NAMES,
   REDIS_URL,
   countSigned,
@@ -52,7 +55,12 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       credentials: key,
       tier: opts.tier,
       restLimiter,
-      nonceSource: new RedisNonceSource({ redis, key: nonceKey, clock }),
+      nonceSource: new NonceBlockSource({
+        shared: new RedisNonceSource({ redis, key: nonceKey, clock }),
+        window: NONCE_WINDOW,
+        clock,
+        onGiveUp: (reason) => console.error(`nonce blocks given up: ${reason}`),
+      }),
       clock,
     });
   const feedClient = clientFor();

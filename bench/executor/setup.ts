@@ -92,6 +92,12 @@ export async function startBenchSim(
   }
 }
 
+/**
+ * The bench keys' nonce window at the simulator (nonce units: ms for our nonces). makerd is told
+ * it (exchange.nonce_window), so its executor signs with nonces from blocks taken ahead.
+ */
+export const NONCE_WINDOW = 10_000;
+
 /** A key of `tier` with every permission and ample balances (POST /_sim/accounts). */
 export async function addKey(sim: BenchSim, tier: Tier, who: string): Promise<KeyPair> {
   const apiKey = `bench-${who}-${tier}-${randomBytes(4).toString('hex')}`;
@@ -104,7 +110,7 @@ export async function addKey(sim: BenchSim, tier: Tier, who: string): Promise<Ke
       secret: apiSecret,
       tier,
       balances: { ZUSD: '10000000', XXBT: '1000', XETH: '10000' },
-      nonce_window: 10_000,
+      nonce_window: NONCE_WINDOW,
     }),
   });
   if (!res.ok) {

@@ -72,7 +72,10 @@ export async function runRoles(
 ): Promise<void> {
   const { settings, log } = ctx;
   const registry = createMetricsRegistry();
-  const base = await openRoleBase(settings, { configDir: ctx.configDir });
+  const base = await openRoleBase(settings, {
+    configDir: ctx.configDir,
+    log: log.child({ component: 'client' }),
+  });
   const parts = { settings, log, registry, configDir: ctx.configDir, base };
   let executor: ExecutorRole | undefined;
   let runner: RunnerRole | undefined;

@@ -246,6 +246,7 @@ export class Executor {
       clock: this.#clock,
       metrics: o.metrics,
       log,
+      fastPath: () => o.redis.status === 'ready',
       onWire: o.onWire,
     });
     const pe = new PairExecutor(ctx);

@@ -27,6 +27,11 @@ export interface PairDeps {
   readonly clock: Clock;
   readonly metrics: ExecutorMetrics;
   readonly log: Log;
+  /**
+   * Whether calls may go out without waiting for their Redis writes (the executor's connection
+   * is up): otherwise they would wait in ioredis's offline queue while the calls left.
+   */
+  readonly fastPath: () => boolean;
   /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
   readonly onWire?: ((sample: WireSample) => void) | undefined;
 }
@@ -124,11 +129,16 @@ export class PairContext {
     this.remember(records);
   }
 
-  /** persist() for the write-ahead records of calls about to be sent: one round trip. */
-  async journal(records: readonly TrackedOrder[]): Promise<void> {
+  /**
+   * persist() for the write-ahead records of calls about to be sent: one round trip. `early`
+   * (calls that go out without waiting for it) puts them in memory at once, so an answer that
+   * beats the reply is never overwritten by them.
+   */
+  async journal(records: readonly TrackedOrder[], early = false): Promise<void> {
     if (records.length === 0) return;
+    if (early) this.remember(records);
     await this.deps.tracker.journal(records, this.deps.lease.fence);
-    this.remember(records);
+    if (!early) this.remember(records);
   }
 
   /** Gives back ratecount points of calls refused or never sent: budget free ahead of plan. */

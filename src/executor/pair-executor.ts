@@ -90,7 +90,9 @@ export class PairExecutor {
 
   /** Loads the tracker's records, reconciles with the exchange, then drains what is pending. */
   async start(): Promise<void> {
-    const { tracker } = this.ctx.deps;
+    const { tracker, ratecount } = this.ctx.deps;
+    // Another process may have held the pair and spent points since this one last knew.
+    await ratecount.claim(this.ctx.id, this.ctx.now());
     this.ctx.orders.clear();
     this.ctx.remember(await tracker.live(this.ctx.id));
     await this.#serial(() => this.#syncNow('all'));
@@ -299,6 +301,7 @@ export class PairExecutor {
 
     // Both from memory when this process has seen every write; else one round trip for both.
     const known = ratecount.estimate(pair, now);
+    const fromMemory = this.#register !== undefined;
     const [pending, levelNow] = await Promise.all([
       this.#pending(),
       known ?? ratecount.level(pair, now),
@@ -315,25 +318,38 @@ export class PairExecutor {
     for (let attempt = 0; attempt < MAX_REPLANS; attempt++) {
       const plan = this.#plan(fresh, level, now);
       const limit = limits.max - config.headroom_points;
-      const picks = picksOf(plan, expired);
-      // The plan's points are reserved and its intents taken while its first calls' records are
-      // written and their nonces taken, back to back on one connection: one round trip before
-      // the first call is signed. A call is signed only if the reserve held and its intents were
-      // taken (a newer publish replaced them, or another process spent the points: the
-      // supervisor's CancelAll).
-      const decided: Promise<Decision> = Promise.all([
-        plan.cost === 0
-          ? undefined
-          : plan.cost > limit - level
-            ? ratecount.add(pair, plan.cost, now)
-            : ratecount.reserve(pair, plan.cost, limit, now),
-        bus.takeSlots(pair, picks),
-      ]).then(([reading, took]) => ({ reading, took, taken: new Set(took.map(keyOf)) }));
+      const picked = picksOf(plan, expired);
+      const picks = picked.map((i) => ({ slot: i.slot, generation: i.generation }));
+      // Fast: this process knows the level (the lease holder is the pair's only writer, unless
+      // another bot on the key spends its points too: sole()) and every intent in the register
+      // (it saw each write), so the decision needs no reply: the points are charged and the
+      // intents taken in Redis behind the calls, which go out once their lease is checked (the
+      // gate in #send). Otherwise the reserve and the take are answered first, back to back on
+      // one connection with the records' write and the nonces: one round trip before the first
+      // call is signed. A call is then signed only if the reserve held and its intents were
+      // taken (a newer publish replaced them, or another writer spent the points).
+      const fast =
+        known !== undefined && fromMemory && ratecount.sole(pair, now) && ctx.deps.fastPath();
+      const decided: Promise<Decision> = fast
+        ? Promise.resolve(this.#decideHere(plan.cost, level, now, picks, picked))
+        : Promise.all([
+            plan.cost === 0
+              ? undefined
+              : plan.cost > limit - level
+                ? ratecount.add(pair, plan.cost, now)
+                : ratecount.reserve(pair, plan.cost, limit, now),
+            bus.takeSlots(pair, picks),
+          ]).then(([reading, took]) => ({
+            reading,
+            took,
+            taken: new Set(took.map(keyOf)),
+            fast: false,
+          }));
       this.#calls.cancelled.clear();
       // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
       const first = plan.calls.filter((c) => !OrderCalls.replaces(c));
       const then = plan.calls.filter((c) => OrderCalls.replaces(c));
-      const launched = this.#send(first, decided, vanished);
+      const launched = this.#send(first, decided, fast, vanished);
       const { reading, took, taken } = await decided;
       this.#tookFromRegister(picks, took);
       if (reading !== undefined && !reading.ok) {
@@ -362,7 +378,7 @@ export class PairExecutor {
         sent.unsent + then.filter((c) => !sendable.includes(c)).reduce((sum, c) => sum + c.cost, 0);
       if (thenSendable.length > 0) {
         await Promise.all(sent.answered);
-        refund += (await this.#send(thenSendable, decided)).unsent;
+        refund += (await this.#send(thenSendable, decided, fast)).unsent;
         await this.#giveBackOrphans(thenSendable);
       }
       if (refund > 0) await ctx.refund(refund);
@@ -398,6 +414,7 @@ export class PairExecutor {
   async #send(
     calls: readonly PlannedCall[],
     decided: Promise<Decision>,
+    fast: boolean,
     retired: readonly TrackedOrder[] = [],
   ): Promise<{ unsent: number; answered: Promise<void>[] }> {
     const ctx = this.ctx;
@@ -413,17 +430,23 @@ export class PairExecutor {
       else ready.push(r);
     }
     // The calls take their nonces right behind the records' write on the same connection and go
-    // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own.
-    const journaled = ctx.journal([...retired, ...ready.flatMap((r) => r.records)]);
-    const { metrics, log } = ctx.deps;
+    // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own. On
+    // the fast path the write is handed to Redis's socket before the calls leave, and not waited
+    // for: the lease, checked at the gate with a third of its TTL to spare, is the fence then.
+    const journaled = ctx.journal([...retired, ...ready.flatMap((r) => r.records)], fast);
+    const { metrics, log, lease } = ctx.deps;
     const answered = ready.map((r) => {
       const gate = decided.then(
         async (d) => {
           const held = d.reading === undefined || d.reading.ok;
-          try {
-            await journaled;
-          } catch (err) {
-            throw new NotSentError('its records could not be written', held, err);
+          if (d.fast) {
+            if (!lease.held()) throw new NotSentError('its pair lease is no longer held', true);
+          } else {
+            try {
+              await journaled;
+            } catch (err) {
+              throw new NotSentError('its records could not be written', held, err);
+            }
           }
           if (!held) throw new NotSentError('its ratecount points were spent elsewhere', false);
           if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
@@ -465,6 +488,51 @@ export class PairExecutor {
       log.error({ err: errorMessage(err) }, 'write-ahead failed');
     }
     return { unsent, answered };
+  }
+
+  /**
+   * The fast path's decision: the points are charged to the level this process knows and the
+   * intents taken from the register it holds, in Redis behind the calls. Should Redis not take
+   * every intent (a publish this process was not told of), the copy is read again at the next
+   * drain; the calls already out were for the newest intents this process had seen.
+   */
+  #decideHere(
+    cost: number,
+    level: number,
+    now: number,
+    picks: readonly SlotPick[],
+    picked: readonly OrderIntent[],
+  ): Decision {
+    const ctx = this.ctx;
+    const { ratecount, bus, log, metrics } = ctx.deps;
+    if (cost > 0) {
+      ratecount
+        .add(ctx.id, cost, now)
+        .then((r) => metrics.ratecountLevel.set({ pair: ctx.label }, r.level))
+        .catch((err: unknown) => {
+          log.error({ err: errorMessage(err), points: cost }, 'ratecount charge not written');
+        });
+    }
+    bus.takeSlots(ctx.id, picks).then(
+      (took) => {
+        if (took.length === picks.length) return;
+        this.#register = undefined;
+        log.warn(
+          { expected: picks.length, took: took.length },
+          'the register held intents this process was not told of; reading it again',
+        );
+      },
+      (err: unknown) => {
+        this.#register = undefined;
+        log.error({ err: errorMessage(err) }, 'taking sent intents from the register failed');
+      },
+    );
+    return {
+      reading: cost === 0 ? undefined : { ok: true, level: level + cost, waitMs: 0 },
+      took: picked,
+      taken: new Set(picked.map(keyOf)),
+      fast: true,
+    };
   }
 
   /**
@@ -574,12 +642,12 @@ export class PairExecutor {
 }
 
 /** What a drain takes from the register: all but what waits (budget, open orders, busy slots). */
-function picksOf(plan: Plan, expired: readonly OrderIntent[]): SlotPick[] {
+function picksOf(plan: Plan, expired: readonly OrderIntent[]): OrderIntent[] {
   return [
     ...expired,
     ...plan.dropped.filter((d) => d.reason !== 'busy').map((d) => d.intent),
     ...plan.calls.flatMap((c) => intentsOf(c)),
-  ].map((i) => ({ slot: i.slot, generation: i.generation }));
+  ];
 }
 
 /** Keeps the newest generation of each slot. */
@@ -590,11 +658,13 @@ function note(register: Map<string, OrderIntent>, intents: readonly OrderIntent[
   }
 }
 
-/** What the round trip before the wire said: the reserve's reading and the intents taken. */
+/** What the round trip before the wire said (or the fast path knew): reading, intents taken. */
 interface Decision {
   readonly reading: RatecountReading | undefined;
   readonly took: readonly OrderIntent[];
   readonly taken: ReadonlySet<string>;
+  /** Made here: its records' write and its Redis writes are not waited for before the wire. */
+  readonly fast: boolean;
 }
 
 function keyOf(i: OrderIntent): string {

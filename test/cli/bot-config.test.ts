@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -24,6 +24,19 @@ function fieldError(fn: () => unknown): InvalidInputError {
 }
 
 describe('daemon configuration', () => {
+  it("takes the key's nonce window: none by default, at least 64 when set, and the paper one", () => {
+    assert.equal(parseBotConfig(minimal, {}).exchange.nonce_window, 0);
+    const err = fieldError(() =>
+      parseBotConfig({ ...minimal, exchange: { nonce_window: 10 } }, {}),
+    );
+    assert.equal(err.field, 'exchange.nonce_window');
+    assert.match(err.message, /0 \(the key has no window\) or at least 64, got 10/);
+    const paper = loadBotConfig(PAPER, {});
+    const sim = readFileSync(SIM_YAML, 'utf8');
+    assert.match(sim, new RegExp(`nonce_window: ${paper.exchange.nonce_window}\\b`));
+    assert.ok(paper.exchange.nonce_window >= 64);
+  });
+
   it('fills safe defaults for everything but the pairs', () => {
     const c = parseBotConfig(minimal, {});
     assert.equal(c.instance, 1);

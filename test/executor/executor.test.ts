@@ -73,7 +73,11 @@ void describe('Executor against the simulator', () => {
         ? true
         : undefined,
     );
-    const history = await executor.tracker.history(BTC);
+    // The answer's records are written after the action is counted.
+    const history = await until('the old order in history', async () => {
+      const h = await executor.tracker.history(BTC);
+      return h.length > 0 ? h : undefined;
+    });
     assert.equal(history[0]?.txid, before?.txid);
     assert.equal(history[0]?.reason, 'replaced');
   });

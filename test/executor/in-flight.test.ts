@@ -47,15 +47,17 @@ async function placeFirstBid(h: ExecHarness, executor: Executor): Promise<void> 
 }
 
 /**
- * Spends points as another process of the key would (the supervisor's CancelAll), unseen by the
- * executor's level in memory, leaving `room` points under its limit (max − default headroom).
+ * Spends points so that `room` points are left under the executor's limit (max − default
+ * headroom): through the executor's own store (its level in memory follows, as for any call it
+ * makes), or through `other`, as another bot on the key quoting the pair would, unseen by the
+ * executor until its next write to the pair's ratecount.
  */
-async function leaveRoom(h: ExecHarness, executor: Executor, room: number): Promise<void> {
+async function leaveRoom(executor: Executor, room: number, other?: RatecountStore): Promise<void> {
+  const store = other ?? executor.ratecount;
   const limits = executor.ratecount.limits;
-  const other = new RatecountStore(h.redis, h.ratecountKey, limits);
   const now = Date.now();
-  const level = await other.level(BTC, now);
-  await other.add(BTC, limits.max - 2 - level - room, now);
+  const level = await store.level(BTC, now);
+  await store.add(BTC, limits.max - 2 - level - room, now);
 }
 
 /** Places the four quotes, slows EditOrder down, moves all four, and returns when each was signed. */
@@ -313,7 +315,7 @@ void describe('Executor: calls in flight', () => {
       await placeFirstBid(h, executor);
       // Room for an AddOrder (1 point) but not for an EditOrder of a young order (6): at starter's
       // decay of 1 point a second the edit would wait about five seconds.
-      await leaveRoom(h, executor, 1.5);
+      await leaveRoom(executor, 1.5);
       await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 3))]);
       await until('the amend deferred for budget', async () =>
         (await h.bus.pending(BTC)).length === 1 ? true : undefined,
@@ -335,15 +337,26 @@ void describe('Executor: calls in flight', () => {
     });
   });
 
-  void describe('points another process spent between plan and reserve', () => {
+  void describe("another bot on the key spending the pair's points", () => {
     const suite = executorSuite();
 
-    void it('stops the calls at their gate, puts the intents back and sends once the budget is there', async () => {
+    void it('is noticed at the next write; then calls stop at their gate when the points were spent elsewhere, and go once the budget is there', async () => {
       const { h, executor, registry } = suite;
       await placeFirstBid(h, executor);
-      // One AddOrder fits again after about half a second of decay.
-      await leaveRoom(h, executor, 1 - executor.ratecount.limits.decayPerSec / 2);
+      assert.ok(executor.ratecount.sole(BTC, Date.now()), 'alone on the pair so far');
+      const other = new RatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
+      await other.add(BTC, 1, Date.now());
+      // Plenty of room: this amend goes out, and its write tells the executor of the other bot.
+      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 1))]);
+      await until('the first bid amended', async () =>
+        (await h.simOrders()).some((o) => o.price === '49001.0') ? true : undefined,
+      );
+      await until('the other writer noticed', () =>
+        Promise.resolve(executor.ratecount.sole(BTC, Date.now()) ? undefined : true),
+      );
 
+      // One AddOrder fits again after about half a second of decay.
+      await leaveRoom(executor, 1 - executor.ratecount.limits.decayPerSec / 2, other);
       await h.publish([intentFor(BTC, 'bid:1', quote('bid:1', 0))]);
       const placed = await until('the second bid placed', async () => {
         const o = (await h.simOrders()).filter((x) => x.price === '48990.0');

@@ -249,6 +249,7 @@ export class CallPipeline {
 
   #observeFailure(err: unknown): void {
     this.#p.keyGuard.observe(err);
+    if (err instanceof InvalidNonceError) this.#p.auth.private.nonces.rejected?.();
     const limiter = this.#p.limiter;
     if (limiter === undefined) return;
     if (err instanceof ThrottledError) {
