@@ -160,9 +160,10 @@ export class IntentBus {
     const byPair: Record<string, { published: number; coalesced: number }> = {};
     await Promise.all(
       [...groups].map(async ([pair, indexes]) => {
+        // A checked intent is already what encodeBody would build: it is written as it is.
         const args = indexes.flatMap((i) => {
           const intent = checked[i] as UnpublishedIntent;
-          return [intent.slot, encodeBody(intent)];
+          return [intent.slot, JSON.stringify(intent)];
         });
         const key = this.registerKey(pair);
         const replied = this.#eval(

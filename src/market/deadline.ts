@@ -8,6 +8,12 @@ export class PollTimeoutError extends MakerdError {
 }
 
 /**
+ * Why the timer of a settled call is cancelled: a reason made once, since abort() without one
+ * builds a DOMException with a stack trace on every poll.
+ */
+const SETTLED = new Error('the call settled first');
+
+/**
  * Runs `fn` with a signal that aborts when `parent` does or when `ms` of the injected clock pass,
  * so tests with a ManualClock see the same timeouts as production. The timer and the listener
  * are dropped when `fn` settles, so a finished call leaves nothing behind.
@@ -39,6 +45,6 @@ export async function withDeadline<T>(
     throw err;
   } finally {
     parent.removeEventListener('abort', onAbort);
-    timer.abort();
+    timer.abort(SETTLED);
   }
 }

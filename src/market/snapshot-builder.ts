@@ -106,13 +106,40 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
   });
 }
 
+/**
+ * Parsed views of answers, by the answer: every tick builds a snapshot, most of them from a Depth
+ * (or GroupedBook, or Trades) answer an earlier tick has already parsed. The views are frozen, so
+ * sharing them between snapshots is safe.
+ */
+const BOOKS = new WeakMap<DepthBook, BookView>();
+const GROUPED = new WeakMap<GroupedBookResult, GroupedBookView>();
+/**
+ * Levels by their text (price and volume), across answers: a new Depth answer repeats most levels
+ * of the one before, and each is parsed once. Dropped whole when it grows past LEVELS_KEPT.
+ */
+const LEVELS = new Map<string, PriceLevel>();
+const LEVELS_KEPT = 20_000;
+
+function levelOf(price: string, volume: string): PriceLevel {
+  const key = `${price}|${volume}`;
+  let level = LEVELS.get(key);
+  if (level === undefined) {
+    if (LEVELS.size >= LEVELS_KEPT) LEVELS.clear();
+    level = Object.freeze({ price: dec(price), volume: dec(volume) });
+    LEVELS.set(key, level);
+  }
+  return level;
+}
+
 export function bookView(depth: DepthBook | undefined): BookView {
   if (depth === undefined) return { bids: [], asks: [] };
-  const level = (l: { price: string; volume: string }): PriceLevel => ({
-    price: dec(l.price),
-    volume: dec(l.volume),
-  });
-  return { bids: depth.bids.map(level), asks: depth.asks.map(level) };
+  let view = BOOKS.get(depth);
+  if (view === undefined) {
+    const level = (l: { price: string; volume: string }): PriceLevel => levelOf(l.price, l.volume);
+    view = deepFreeze({ bids: depth.bids.map(level), asks: depth.asks.map(level) });
+    BOOKS.set(depth, view);
+  }
+  return view;
 }
 
 /** Top-of-book price weighted by the opposite side's size: leans towards the thinner side. */
@@ -123,11 +150,17 @@ export function microprice(bid: PriceLevel, ask: PriceLevel): Decimal | undefine
 }
 
 export function groupedView(result: GroupedBookResult): GroupedBookView {
-  const level = (l: { price: string; qty: string }): PriceLevel => ({
-    price: dec(l.price),
-    volume: dec(l.qty),
-  });
-  return { grouping: result.grouping, bids: result.bids.map(level), asks: result.asks.map(level) };
+  let view = GROUPED.get(result);
+  if (view === undefined) {
+    const level = (l: { price: string; qty: string }): PriceLevel => levelOf(l.price, l.qty);
+    view = deepFreeze({
+      grouping: result.grouping,
+      bids: result.bids.map(level),
+      asks: result.asks.map(level),
+    });
+    GROUPED.set(result, view);
+  }
+  return view;
 }
 
 export function level3View(result: Level3Result, ownTxids: ReadonlySet<string>): Level3View {
@@ -141,8 +174,18 @@ export function level3View(result: Level3Result, ownTxids: ReadonlySet<string>):
   return { bids: result.bids.map(order), asks: result.asks.map(order) };
 }
 
+const TRADES = new WeakMap<readonly TradeRow[], { kept: number; view: readonly PublicTrade[] }>();
+
 /** Trades rows: [price, volume, time (s, fractional), 'b'|'s', 'm'|'l', misc, trade_id]. */
-export function publicTrades(rows: readonly TradeRow[], kept: number): PublicTrade[] {
+export function publicTrades(rows: readonly TradeRow[], kept: number): readonly PublicTrade[] {
+  const known = TRADES.get(rows);
+  if (known?.kept === kept) return known.view;
+  const view = deepFreeze(parseTrades(rows, kept));
+  TRADES.set(rows, { kept, view });
+  return view;
+}
+
+function parseTrades(rows: readonly TradeRow[], kept: number): PublicTrade[] {
   return rows.slice(Math.max(0, rows.length - kept)).map((r) => ({
     price: dec(r[0]),
     volume: dec(r[1]),

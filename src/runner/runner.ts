@@ -382,10 +382,23 @@ function pruneOlderThan(map: Map<string, { readonly atMs: number }>, cutoffMs: n
 /** Depth's levels of each side as intents carry them (keyed `bid`, `ask`), once per tick. */
 type SidesSeen = Readonly<Record<string, DepthSeen | undefined>>;
 
+/**
+ * Each book side's prices as wire text, by the side: snapshots built from one Depth answer share
+ * its parsed book (snapshot-builder), and the text is made once.
+ */
+const PRICES_SEEN = new WeakMap<readonly PriceLevel[], readonly string[]>();
+
 function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
   const asOfMs = snapshot.bookAsOfMs;
   if (asOfMs === undefined) return {};
-  const side = (levels: readonly PriceLevel[]): DepthSeen | undefined =>
-    levels.length === 0 ? undefined : { asOfMs, prices: levels.map((l) => toWire(l.price)) };
+  const side = (levels: readonly PriceLevel[]): DepthSeen | undefined => {
+    if (levels.length === 0) return undefined;
+    let prices = PRICES_SEEN.get(levels);
+    if (prices === undefined) {
+      prices = levels.map((l) => toWire(l.price));
+      PRICES_SEEN.set(levels, prices);
+    }
+    return { asOfMs, prices };
+  };
   return { bid: side(snapshot.book.bids), ask: side(snapshot.book.asks) };
 }

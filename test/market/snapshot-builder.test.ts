@@ -279,6 +279,36 @@ describe('snapshot builder: staleness and immutability', () => {
     ];
     for (const [what, mutate] of attempts) assert.throws(mutate, TypeError, what);
   });
+
+  it('parses an answer once for every snapshot built from it, and a repeated level once', () => {
+    const book = depth(
+      [
+        ['100', '1'],
+        ['99', '2'],
+      ],
+      [['101', '1']],
+    );
+    const trades: TradeRow[] = [['100', '1', 1_700_000_000, 'b', 'l', '', 1]];
+    const first = buildSnapshot(input({ depth: book, trades }));
+    const second = buildSnapshot(input({ depth: book, trades, seq: 2 }));
+    assert.notEqual(first, second);
+    assert.equal(second.book, first.book, 'the same answer: the same parsed book');
+    assert.equal(second.trades, first.trades);
+    // The next answer moved the best bid only: the levels it repeats are not parsed again.
+    const next = depth(
+      [
+        ['100.5', '1'],
+        ['99', '2'],
+      ],
+      [['101', '1']],
+    );
+    const third = buildSnapshot(input({ depth: next, seq: 3 }));
+    assert.notEqual(third.book, first.book);
+    assert.equal(third.book.bids[0]?.price.toFixed(), '100.5');
+    assert.equal(third.book.bids[1], first.book.bids[1]);
+    assert.equal(third.book.asks[0], first.book.asks[0]);
+    assert.ok(Object.isFrozen(third.book.bids[1]));
+  });
 });
 
 describe('trading mode', () => {
