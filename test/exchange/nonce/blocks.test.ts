@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { InvalidInputError, type Clock } from '../../../src/core/index.js';
+import { InvalidInputError } from '../../../src/core/index.js';
 import {
   InvalidNonceError,
   NonceBlockSource,
@@ -10,18 +10,9 @@ import {
 } from '../../../src/exchange/index.js';
 import { REDIS_URL } from '../../support/redis.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
+import { SettableClock } from '../../support/settable-clock.js';
 
 const T0 = 1_700_000_000_000;
-
-class SettableClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  sleep(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** Counts the EVALs a connection sends: each is one nonce script (or block) from Redis. */
 function countEvals(redis: Redis): { readonly count: () => number } {

@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidInputError, ManualClock, type Clock } from '../../../src/core/index.js';
+import { InvalidInputError, ManualClock } from '../../../src/core/index.js';
 import {
   InProcessNonceSource,
   MAX_NONCE,
   NonceError,
   type NonceSource,
 } from '../../../src/exchange/nonce/index.js';
-
-/** A clock that can be set anywhere, backwards included, as a stepped NTP correction would. */
-class SettableClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  sleep(): Promise<void> {
-    return Promise.resolve();
-  }
-}
+import { SettableClock } from '../../support/settable-clock.js';
 
 const T0 = 1_700_000_000_000;
 

@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
-import { InvalidInputError, ManualClock, type Clock } from '../../../src/core/index.js';
+import { InvalidInputError, ManualClock } from '../../../src/core/index.js';
 import {
   MAX_NONCE,
   NonceError,
@@ -14,22 +14,12 @@ import {
   nonceKeyFor,
   type NonceErrorCode,
 } from '../../../src/exchange/nonce/index.js';
+import { SettableClock } from '../../support/settable-clock.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/nonce-worker.ts', import.meta.url));
 const T0 = 1_700_000_000_000;
-
-/** A clock that can be set anywhere, backwards included, as a stepped NTP correction would. */
-class SettableClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  sleep(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 function assertStrictlyIncreasing(values: readonly number[], label = 'nonce'): void {
   for (let i = 1; i < values.length; i++) {
