@@ -97,7 +97,7 @@ const silentStrategyLog = { info: (): void => undefined, warn: (): void => undef
 
 /**
  * The strategy for one pair, instantiated as the runner role does, wrapped so that each quote()
- * also records its rounded output in `wanted`.
+ * also records its output in `wanted`.
  */
 export function chaserFor(pair: PairInfo, levels: number, wanted: WantedBook): PairStrategy {
   const made = instantiateStrategy(
@@ -122,6 +122,10 @@ export function chaserFor(pair: PairInfo, levels: number, wanted: WantedBook): P
   };
 }
 
+/**
+ * Notes the quotes as they came; they are rounded only when the sampler reads them (every 250 ms),
+ * so the rounding the measurement needs is not part of the tick it measures.
+ */
 function record(
   wanted: WantedBook,
   pair: PairInfo,
@@ -129,9 +133,23 @@ function record(
   quotes: readonly DesiredQuote[],
 ): void {
   if (quotes.length === 0) return;
-  const bySlot = new Map<string, WantedQuote>();
-  for (const q of roundQuotes(quotes, pair).accepted) {
-    bySlot.set(q.slot, { side: q.side, price: q.price, volume: q.volume, postOnly: q.postOnly });
-  }
-  wanted.set(pair.id, { snapshotSeq: snapshot.seq, snapshotAtMs: snapshot.takenAtMs, bySlot });
+  let bySlot: Map<string, WantedQuote> | undefined;
+  wanted.set(pair.id, {
+    snapshotSeq: snapshot.seq,
+    snapshotAtMs: snapshot.takenAtMs,
+    get bySlot() {
+      if (bySlot === undefined) {
+        bySlot = new Map();
+        for (const q of roundQuotes(quotes, pair).accepted) {
+          bySlot.set(q.slot, {
+            side: q.side,
+            price: q.price,
+            volume: q.volume,
+            postOnly: q.postOnly,
+          });
+        }
+      }
+      return bySlot;
+    },
+  });
 }

@@ -93,7 +93,7 @@ export class WireProbe {
       const stamp = { at: undefined as number | undefined };
       const startAt = this.#clock.now();
       const r = req as LooseOrderRequest;
-      const intents = this.#intentsOf(ep.name, r, startAt);
+      // Which intents the call carries is worked out once it is over, off its path.
       const pair = r.pair ?? this.#slotOfTxid.get(r.txid ?? firstTxid(r) ?? '')?.pair ?? '?';
       const onSigned = (): void => {
         stamp.at ??= this.#clock.now();
@@ -113,7 +113,7 @@ export class WireProbe {
             startAt,
             signedAt: stamp.at,
             endAt,
-            intents,
+            intents: this.#intentsOf(ep.name, r, startAt),
           });
         });
     };
