@@ -104,6 +104,7 @@ function toTick(price: Decimal, tick: Decimal, up: boolean): Decimal {
 }
 
 function asDecimal(value: unknown): Decimal | undefined {
+  if (value instanceof Decimal) return value.isFinite() ? value : undefined;
   if (!Decimal.isDecimal(value)) return undefined;
   // A plugin may bring its own decimal.js copy; re-wrap so arithmetic uses our configuration.
   const d = new Decimal(value);

@@ -383,10 +383,21 @@ function pruneOlderThan(map: Map<string, { readonly atMs: number }>, cutoffMs: n
 type SidesSeen = Readonly<Record<string, DepthSeen | undefined>>;
 
 /**
- * Each book side's prices as wire text, by the side: snapshots built from one Depth answer share
- * its parsed book (snapshot-builder), and the text is made once.
+ * Each book side's prices as wire text, by the side, and each level's: snapshots built from one
+ * Depth answer share its parsed book, and answers share the levels they repeat (snapshot-builder),
+ * so the text is made once.
  */
 const PRICES_SEEN = new WeakMap<readonly PriceLevel[], readonly string[]>();
+const PRICE_TEXT = new WeakMap<PriceLevel, string>();
+
+function priceText(level: PriceLevel): string {
+  let text = PRICE_TEXT.get(level);
+  if (text === undefined) {
+    text = toWire(level.price);
+    PRICE_TEXT.set(level, text);
+  }
+  return text;
+}
 
 function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
   const asOfMs = snapshot.bookAsOfMs;
@@ -395,7 +406,7 @@ function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
     if (levels.length === 0) return undefined;
     let prices = PRICES_SEEN.get(levels);
     if (prices === undefined) {
-      prices = levels.map((l) => toWire(l.price));
+      prices = levels.map(priceText);
       PRICES_SEEN.set(levels, prices);
     }
     return { asOfMs, prices };
