@@ -210,15 +210,15 @@ export class WireProbe {
         perIntent.map(({ i }) => i.createdAtMs - i.snapshotAtMs),
       )}`,
       `  ${line(
-        'intent created → published (bus.publish)',
+        'intent created → bus.publish answered (the executor is told before the answer)',
         perIntent.map(({ i }) => i.publishedAtMs - i.createdAtMs),
       )}`,
       `  ${line(
-        'published → executor calls the client (queue, budget, drain)',
-        perIntent.map(({ c, i }) => c.startAt - i.publishedAtMs),
+        'intent created → executor calls the client (publish, budget, drain)',
+        perIntent.map(({ c, i }) => c.startAt - i.createdAtMs),
       )}`,
       `  ${line(
-        'client called → request signed (reserve, take, write-ahead and nonce answered; signing)',
+        'client called → request signed (nonce, gate: on the fast path nothing from Redis; signing)',
         calls.map((c) => c.signedAt - c.startAt),
       )}`,
       `  ${line(
