@@ -8,6 +8,7 @@ import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
+import { OrderTracker } from './tracker/index.js';
 import type { TrackedOrder } from './types.js';
 
 /**
@@ -343,7 +344,6 @@ export class PairExecutor {
             reading,
             took,
             taken: new Set(took.map(keyOf)),
-            fast: false,
           }));
       this.#calls.cancelled.clear();
       // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
@@ -431,15 +431,19 @@ export class PairExecutor {
     }
     // The calls take their nonces right behind the records' write on the same connection and go
     // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own. On
-    // the fast path the write is handed to Redis's socket before the calls leave, and not waited
-    // for: the lease, checked at the gate with a third of its TTL to spare, is the fence then.
-    const journaled = ctx.journal([...retired, ...ready.flatMap((r) => r.records)], fast);
+    // the fast path a write made by one script is handed to Redis's socket before the calls
+    // leave, and not waited for: the lease, checked at the gate with a third of its TTL to spare,
+    // is the fence then. Records that need the tracker's transaction (orders retired as gone)
+    // are waited for, so they are in Redis before the calls go, as on the other path.
+    const records = [...retired, ...ready.flatMap((r) => r.records)];
+    const behind = fast && OrderTracker.journalsInOneScript(records);
+    const journaled = ctx.journal(records, behind);
     const { metrics, log, lease } = ctx.deps;
     const answered = ready.map((r) => {
       const gate = decided.then(
         async (d) => {
           const held = d.reading === undefined || d.reading.ok;
-          if (d.fast) {
+          if (behind) {
             if (!lease.held()) throw new NotSentError('its pair lease is no longer held', true);
           } else {
             try {
@@ -531,7 +535,6 @@ export class PairExecutor {
       reading: cost === 0 ? undefined : { ok: true, level: level + cost, waitMs: 0 },
       took: picked,
       taken: new Set(picked.map(keyOf)),
-      fast: true,
     };
   }
 
@@ -663,8 +666,6 @@ interface Decision {
   readonly reading: RatecountReading | undefined;
   readonly took: readonly OrderIntent[];
   readonly taken: ReadonlySet<string>;
-  /** Made here: its records' write and its Redis writes are not waited for before the wire. */
-  readonly fast: boolean;
 }
 
 function keyOf(i: OrderIntent): string {

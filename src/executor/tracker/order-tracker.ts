@@ -352,15 +352,25 @@ export class OrderTracker {
    * execution over). Written on the caller's connection, not the transactions' one: a put() in
    * flight that read the hash before is retried by its WATCH.
    */
+  /**
+   * Whether journal() writes `orders` with one script, sent on the caller's connection at once
+   * (live records of one pair, one per userref), rather than with put()'s read-then-write
+   * transaction, whose write leaves only after a round trip.
+   */
+  static journalsInOneScript(orders: readonly TrackedOrder[]): boolean {
+    const pair = orders[0]?.pair;
+    return (
+      orders.every((o) => o.pair === pair && !isTerminal(o)) &&
+      new Set(orders.map((o) => o.userref)).size === orders.length
+    );
+  }
+
   async journal(orders: readonly TrackedOrder[], fence?: Fence): Promise<void> {
     const checked = orders.map((order, i) => checkOrder(order, `orders[${i}]`));
     checkFence(fence);
     const pair = checked[0]?.pair;
     if (pair === undefined) return;
-    const simple =
-      checked.every((o) => o.pair === pair && !isTerminal(o)) &&
-      new Set(checked.map((o) => o.userref)).size === checked.length;
-    if (!simple) return this.put(checked, fence);
+    if (!OrderTracker.journalsInOneScript(checked)) return this.put(checked, fence);
     const key = this.liveKey(pair);
     let reply: unknown;
     try {
