@@ -68,9 +68,9 @@ export class RatecountStore {
   readonly #base: string;
   readonly limits: MatchingEngineLimits;
   /**
-   * Each pair's level as this process last knew it, and when (ms): see estimate(). Set by the
-   * newest reply, or by a charge() at once (its reply confirms it); a reply to an older command
-   * while a newer one is on its way is not used, so a charge is never forgotten meanwhile.
+   * Each pair's level as this process last knew it, and when (ms): see estimate(). Set by add(),
+   * fill() and refund() at once (their replies confirm it), and by the newest reply; a reply to an
+   * older command while a newer one is on its way is not used, so an add is never forgotten.
    */
   readonly #last = new Map<string, { readonly level: number; readonly atMs: number }>();
   /** Per pair: how many scripts were sent, and the number of the newest. */
@@ -151,6 +151,12 @@ export class RatecountStore {
     return this.#run(pair, nowMs, -points, this.limits.max, 'add');
   }
 
+  /** The level at `nowMs`; the script keeps `at` from going backwards, and so does this. */
+  #know(pair: string, level: number, nowMs: number): void {
+    const atMs = Math.max(this.#last.get(pair)?.atMs ?? 0, Math.floor(nowMs));
+    this.#last.set(pair, { level, atMs });
+  }
+
   async #run(
     pair: string,
     nowMs: number,
@@ -163,9 +169,7 @@ export class RatecountStore {
     this.#issued.set(pair, seq);
     const known = op === 'add' || op === 'fill' ? this.estimate(pair, nowMs) : undefined;
     if (known !== undefined) {
-      const level = op === 'fill' ? Math.max(known, limit) : Math.max(0, known + points);
-      const atMs = Math.max(this.#last.get(pair)?.atMs ?? 0, Math.floor(nowMs));
-      this.#last.set(pair, { level, atMs });
+      this.#know(pair, op === 'fill' ? Math.max(known, limit) : Math.max(0, known + points), nowMs);
     }
     let reply: unknown;
     try {
@@ -190,11 +194,8 @@ export class RatecountStore {
     const level = Number(reply[1]);
     if (reply[2] === 1) this.#sharedUntil.set(pair, Math.floor(nowMs) + SHARED_HOLD_MS);
     // Replies come back in the order Redis ran the scripts (one connection), so the last one
-    // seen is the newest state; the script keeps `at` from going backwards, and so does this.
-    if (this.#issued.get(pair) === seq) {
-      const atMs = Math.max(this.#last.get(pair)?.atMs ?? 0, Math.floor(nowMs));
-      this.#last.set(pair, { level, atMs });
-    }
+    // seen is the newest state.
+    if (this.#issued.get(pair) === seq) this.#know(pair, level, nowMs);
     return {
       ok,
       level,

@@ -17,6 +17,16 @@ async function metric(
   return v?.value ?? 0;
 }
 
+/** Waits until the counter with these labels reads 1. */
+function untilMetric(
+  registry: Registry,
+  what: string,
+  name: string,
+  labels: Record<string, string>,
+): Promise<true> {
+  return until(what, async () => ((await metric(registry, name, labels)) === 1 ? true : undefined));
+}
+
 void describe('Executor against the simulator', () => {
   let h: ExecHarness;
   let executor: Executor;
@@ -64,15 +74,11 @@ void describe('Executor against the simulator', () => {
       return o.length === 1 && o[0]?.price === '49010.0' ? o[0] : undefined;
     });
     assert.notEqual(moved.txid, before?.txid);
-    await until('edit counted', async () =>
-      (await metric(registry, 'makerd_order_actions_total', {
-        pair: 'XBTUSD',
-        action: 'EditOrder',
-        outcome: 'ok',
-      })) === 1
-        ? true
-        : undefined,
-    );
+    await untilMetric(registry, 'edit counted', 'makerd_order_actions_total', {
+      pair: 'XBTUSD',
+      action: 'EditOrder',
+      outcome: 'ok',
+    });
     // The answer's records are written after the action is counted.
     const history = await until('the old order in history', async () => {
       const h = await executor.tracker.history(BTC);
@@ -95,14 +101,10 @@ void describe('Executor against the simulator', () => {
 
   void it('drops an intent the exchange refuses for funds, counts the reason and sends it once', async () => {
     await h.publish([intentFor(BTC, 'ask:0', { side: 'sell', price: '60000', volume: '5000' })]);
-    await until('the refusal counted', async () =>
-      (await metric(registry, 'makerd_order_rejections_total', {
-        pair: 'XBTUSD',
-        error: 'EOrder:Insufficient funds',
-      })) === 1
-        ? true
-        : undefined,
-    );
+    await untilMetric(registry, 'the refusal counted', 'makerd_order_rejections_total', {
+      pair: 'XBTUSD',
+      error: 'EOrder:Insufficient funds',
+    });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await h.simRejections())['EOrder:Insufficient funds'], 1, 'no retry');
     assert.equal((await executor.tracker.history(BTC))[0]?.state, 'rejected');
@@ -121,14 +123,10 @@ void describe('Executor against the simulator', () => {
       volume: '0.01',
     });
     await h.publish([intentFor(BTC, 'bid:1', { side: 'buy', price: '50500', volume: '0.01' })]);
-    await until('the post-only refusal counted', async () =>
-      (await metric(registry, 'makerd_order_rejections_total', {
-        pair: 'XBTUSD',
-        error: 'EOrder:Post only order',
-      })) === 1
-        ? true
-        : undefined,
-    );
+    await untilMetric(registry, 'the post-only refusal counted', 'makerd_order_rejections_total', {
+      pair: 'XBTUSD',
+      error: 'EOrder:Post only order',
+    });
     const { body } = await h.sim.admin('GET', '/_sim/state');
     const exchange = (body as { ratecount: Record<string, Record<string, { level: number }>> })
       .ratecount[h.key.apiKey]?.[BTC]?.level;

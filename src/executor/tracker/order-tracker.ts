@@ -346,13 +346,6 @@ export class OrderTracker {
   }
 
   /**
-   * put() in one round trip, for the write-ahead records of order-entry calls: non-terminal
-   * records of one pair, one per userref. A script writes them when no stored record of the same
-   * order executed more (else, and for any other input, this is put(), which carries the stored
-   * execution over). Written on the caller's connection, not the transactions' one: a put() in
-   * flight that read the hash before is retried by its WATCH.
-   */
-  /**
    * Whether journal() writes `orders` with one script, sent on the caller's connection at once
    * (live records of one pair, one per userref), rather than with put()'s read-then-write
    * transaction, whose write leaves only after a round trip.
@@ -365,6 +358,13 @@ export class OrderTracker {
     );
   }
 
+  /**
+   * put() in one round trip, for the write-ahead records of order-entry calls: non-terminal
+   * records of one pair, one per userref. A script writes them when no stored record of the same
+   * order executed more (else, and for any other input, this is put(), which carries the stored
+   * execution over). Written on the caller's connection, not the transactions' one: a put() in
+   * flight that read the hash before is retried by its WATCH.
+   */
   async journal(orders: readonly TrackedOrder[], fence?: Fence): Promise<void> {
     const checked = orders.map((order, i) => checkOrder(order, `orders[${i}]`));
     checkFence(fence);
