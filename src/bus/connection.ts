@@ -16,6 +16,31 @@ export function openRedis(connection: BusConnection): OpenedRedis {
   return { redis: new Redis(connection), owned: true };
 }
 
+const held = new WeakSet<object>();
+
+/**
+ * Holds the connection's writes until the requests this turn of the event loop makes are written,
+ * then sends them in one write. On the way to the wire each Redis command written at once cost a
+ * system call that also runs Redis's side of the loopback (a quarter of a millisecond here);
+ * held, the commands a tick or a drain issues leave together after its requests to the exchange.
+ * undici writes a request on an idle keep-alive socket in the check phase (setImmediate) that
+ * follows: the hold ends one check phase later. A command whose reply is awaited waits that much
+ * longer; order on the connection is kept.
+ */
+export function holdWritesForTurn(redis: Redis): void {
+  if (redis.status !== 'ready') return;
+  const stream = redis.stream;
+  if (held.has(stream)) return;
+  held.add(stream);
+  stream.cork();
+  setImmediate(() =>
+    setImmediate(() => {
+      held.delete(stream);
+      stream.uncork();
+    }),
+  );
+}
+
 /** Quits a connection we opened; a dead one is disconnected instead of waiting for QUIT. */
 export async function closeRedis(opened: OpenedRedis): Promise<void> {
   if (!opened.owned || opened.redis.status === 'end') return;

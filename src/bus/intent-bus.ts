@@ -4,6 +4,7 @@ import { systemClock, type Clock, type OrderIntent } from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
+  holdWritesForTurn,
   openRedis,
   type BusConnection,
   type OpenedRedis,
@@ -149,6 +150,9 @@ export class IntentBus {
    */
   async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
     const checked = checkPublishInput(intents);
+    // The register writes, and the commands of the drain a listener starts now, leave together
+    // once the drain's requests are written.
+    holdWritesForTurn(this.#conn.redis);
     const groups = new Map<string, number[]>();
     checked.forEach((intent, i) => {
       const group = groups.get(intent.pair);

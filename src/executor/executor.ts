@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import {
   BEAT_EVERY_MS,
   BEAT_TTL_MS,
+  holdWritesForTurn,
   type ControlFlags,
   type IntentBus,
   type IntentJobData,
@@ -247,6 +248,7 @@ export class Executor {
       metrics: o.metrics,
       log,
       fastPath: () => o.redis.status === 'ready',
+      holdWrites: () => holdWritesForTurn(o.redis),
       onWire: o.onWire,
     });
     const pe = new PairExecutor(ctx);

@@ -32,6 +32,8 @@ export interface PairDeps {
    * is up): otherwise they would wait in ioredis's offline queue while the calls left.
    */
   readonly fastPath: () => boolean;
+  /** Holds the executor's Redis writes until the turn is over (holdWritesForTurn). */
+  readonly holdWrites: () => void;
   /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
   readonly onWire?: ((sample: WireSample) => void) | undefined;
 }

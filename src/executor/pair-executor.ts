@@ -433,8 +433,9 @@ export class PairExecutor {
     // out once it has landed (CallOptions.gate): write-ahead without a round trip of its own. On
     // the fast path a write made by one script is handed to Redis's socket before the calls
     // leave, and not waited for: the lease, checked at the gate with a third of its TTL to spare,
-    // is the fence then. Records that need the tracker's transaction (orders retired as gone)
-    // are waited for, so they are in Redis before the calls go, as on the other path.
+    // is the fence then. The orders the drain retired as gone go in the same script. Records
+    // that need the tracker's transaction (two for one userref) are waited for, so they are in
+    // Redis before the calls go, as on the other path.
     const records = [...retired, ...ready.flatMap((r) => r.records)];
     const behind = fast && OrderTracker.journalsInOneScript(records);
     const journaled = ctx.journal(records, behind);
@@ -509,6 +510,8 @@ export class PairExecutor {
   ): Decision {
     const ctx = this.ctx;
     const { ratecount, bus, log, metrics } = ctx.deps;
+    // The charge, the take and the records leave after the calls' requests, in one write.
+    ctx.deps.holdWrites();
     if (cost > 0) {
       ratecount
         .add(ctx.id, cost, now)

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
@@ -95,6 +96,46 @@ void describe('Executor: the way to the wire', () => {
     const level = await reader.level(BTC, Date.now());
     assert.ok(level > 0, `Redis counts the edit's points (${level})`);
     assert.deepEqual(await h.bus.pending(BTC), [], 'the intent was taken from the register');
+  });
+
+  void it('writes its Redis commands after the request, together in one write', async () => {
+    // What leaves the executor's Redis socket, write by write, and when the EditOrder is written.
+    const seen: { what: string; text: string }[] = [];
+    type Chunk = { chunk: Buffer | string };
+    type Writes = {
+      _write: (this: Writes, chunk: Buffer | string, ...rest: unknown[]) => void;
+      _writev: (this: Writes, chunks: Chunk[], ...rest: unknown[]) => void;
+    };
+    const socket = own.stream as unknown as Writes;
+    const { _write, _writev } = socket;
+    socket._write = function (chunk, ...rest) {
+      seen.push({ what: 'redis', text: String(chunk) });
+      _write.call(this, chunk, ...rest);
+    };
+    socket._writev = function (chunks, ...rest) {
+      seen.push({ what: 'redis', text: chunks.map((c) => String(c.chunk)).join('') });
+      _writev.call(this, chunks, ...rest);
+    };
+    const onHeaders = (m: unknown): void => {
+      const path = (m as { request?: { path?: string } }).request?.path ?? '';
+      if (path.endsWith('/EditOrder')) seen.push({ what: 'EditOrder', text: '' });
+    };
+    diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
+    try {
+      await moveAndWatch(h, events, 49_004);
+      await until('the new order tracked', async () =>
+        (await executor.tracker.live(BTC))[0]?.price === '49004' ? true : undefined,
+      );
+    } finally {
+      diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders);
+      socket._write = _write;
+      socket._writev = _writev;
+    }
+    const request = seen.findIndex((s) => s.what === 'EditOrder');
+    const journal = seen.findIndex((s) => s.text.includes('"price":"49004"'));
+    assert.ok(request >= 0 && journal >= 0, `request and records seen: ${seen.length} events`);
+    assert.ok(journal > request, 'the records left after the request');
+    assert.ok(seen[journal]?.text.includes(h.ratecountKey), 'the points in the same write');
   });
 
   void it('waits for its reserve in Redis once another writer spends the pair\u2019s points', async () => {

@@ -302,8 +302,11 @@ void describe('Executor: calls in flight', () => {
       const missing = { asOfMs: Date.now(), prices: ['49011.0', '48990.0'] };
       assert.equal(await moveTo(11, { depthSeen: missing }), 0, 'placed, not edited');
       assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
-      const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
-      assert.equal(gone?.reason, 'gone');
+      // Retired with the new order's record, in the script that leaves after its request.
+      const gone = await until('the vanished order in history', async () =>
+        (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid),
+      );
+      assert.equal(gone.reason, 'gone');
     });
   });
 

@@ -347,23 +347,23 @@ export class OrderTracker {
 
   /**
    * Whether journal() writes `orders` with one script, sent on the caller's connection at once
-   * (live records of one pair, one per userref), rather than with put()'s read-then-write
-   * transaction, whose write leaves only after a round trip.
+   * (records of one pair, one per userref), rather than with put()'s read-then-write transaction,
+   * whose write leaves only after a round trip.
    */
   static journalsInOneScript(orders: readonly TrackedOrder[]): boolean {
     const pair = orders[0]?.pair;
     return (
-      orders.every((o) => o.pair === pair && !isTerminal(o)) &&
+      orders.every((o) => o.pair === pair) &&
       new Set(orders.map((o) => o.userref)).size === orders.length
     );
   }
 
   /**
-   * put() in one round trip, for the write-ahead records of order-entry calls: non-terminal
-   * records of one pair, one per userref. A script writes them when no stored record of the same
-   * order executed more (else, and for any other input, this is put(), which carries the stored
-   * execution over). Written on the caller's connection, not the transactions' one: a put() in
-   * flight that read the hash before is retried by its WATCH.
+   * put() in one round trip, for the write-ahead records of order-entry calls and the orders their
+   * drain retired as gone: records of one pair, one per userref. A script writes them when no
+   * stored record of the same order executed more (else, and for any other input, this is put(),
+   * which carries the stored execution over). Written on the caller's connection, not the
+   * transactions' one: a put() in flight that read the hash before is retried by its WATCH.
    */
   async journal(orders: readonly TrackedOrder[], fence?: Fence): Promise<void> {
     const checked = orders.map((order, i) => checkOrder(order, `orders[${i}]`));
@@ -376,13 +376,21 @@ export class OrderTracker {
     try {
       reply = await this.#redis.eval(
         JOURNAL,
-        3,
+        6,
         key,
         this.pairsKey,
         fence?.key ?? '',
+        this.historyKey(pair),
+        this.doneRefsKey(pair),
+        this.positionKey(pair),
         pair,
         fence?.token ?? '',
-        ...checked.flatMap((o) => [userrefField(o.userref), encodeOrder(o)]),
+        String(this.#historyLimit),
+        ...checked.flatMap((o) => [
+          userrefField(o.userref),
+          encodeOrder(o),
+          isTerminal(o) ? String(o.updatedAtMs) : '',
+        ]),
       );
     } catch (err) {
       const message = errorMessage(err);

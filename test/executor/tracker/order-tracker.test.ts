@@ -445,6 +445,59 @@ void describe('OrderTracker', () => {
       assert.equal((await tracker.get(PAIR, 1001))?.volumeExecuted, '10');
     });
 
+    void it('retires terminal records as put does, with the live ones, in one script', async () => {
+      for (let userref = 1; userref <= 3; userref++) await tracker.put(order({ userref }));
+      // A tracker of its own, on a connection that counts its scripts and transactions.
+      const conn = new Redis(REDIS_URL);
+      const used = { scripts: 0, transactions: 0 };
+      const evalOn = conn.eval.bind(conn);
+      conn.eval = ((...args: Parameters<Redis['eval']>) => {
+        used.scripts += 1;
+        return evalOn(...args);
+      }) as Redis['eval'];
+      const duplicateOf = conn.duplicate.bind(conn);
+      conn.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+        used.transactions += 1;
+        return duplicateOf(...args);
+      };
+      const small = new OrderTracker({ redis: conn, prefix, historyLimit: 2 });
+      closers.push(async () => {
+        await small.close();
+        await conn.quit();
+      });
+      const gone = order({ userref: 1, state: 'canceled', reason: 'gone', updatedAtMs: 5_000 });
+      const placed = order({ userref: 4, state: 'pending-new', txid: null, pendingCall: 'add' });
+      await small.journal([gone, placed]);
+      assert.deepEqual(used, { scripts: 1, transactions: 0 }, 'one script, no transaction');
+      assert.deepEqual(
+        (await small.live(PAIR)).map((o) => o.userref),
+        [2, 3, 4],
+      );
+      assert.deepEqual(await small.history(PAIR), [gone]);
+      assert.equal(await redis.zscore(small.doneRefsKey(PAIR), '1'), '5000');
+
+      // The history stays capped; the pair is untracked once nothing is live and no position.
+      await small.journal([2, 3, 4].map((userref) => order({ userref, state: 'canceled' })));
+      assert.deepEqual(
+        (await small.history(PAIR)).map((o) => o.userref),
+        [4, 3],
+      );
+      assert.equal(await redis.zcard(small.doneRefsKey(PAIR)), 2);
+      assert.deepEqual(await small.live(PAIR), []);
+      assert.deepEqual(await small.pairs(), []);
+    });
+
+    void it('a terminal record that executed less than the stored one falls back to put', async () => {
+      const placed = order();
+      await tracker.put(placed);
+      await tracker.applyView(executed(placed, '0.004', '200', '0.32'), 1);
+      await tracker.journal([{ ...placed, state: 'canceled', reason: 'gone' }]);
+      const [retired] = await tracker.history(PAIR);
+      assert.equal(retired?.state, 'canceled');
+      assert.equal(retired?.volumeExecuted, '0.004', 'the stored execution is kept');
+      assert.deepEqual(await tracker.live(PAIR), []);
+    });
+
     void it('is fenced like put: a stale token writes nothing', async () => {
       const fenceKey = `${prefix}:lease:executor`;
       await redis.set(fenceKey, 'token-a');
