@@ -16,7 +16,8 @@
  *
  * Flags: --seconds N (per run, default 120), --tiers starter,intermediate,pro (default all),
  * --levels N (quotes per side, default 2), --contenders makerd,naive (default both; makerd alone
- * while tuning it). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379).
+ * while tuning it), --pin on|off (default on: the simulator on the last CPU, this process on the
+ * others, see support/cpu-pinning.ts). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
@@ -35,6 +36,7 @@ import {
   runnerConfig,
 } from './executor/setup.js';
 import { fmtMs } from './executor/stats.js';
+import { planPinning, pinProcess, type Pinning } from './support/cpu-pinning.js';
 import { printHeader, startWatchdog } from './support/run.js';
 import { errorMessage } from '../src/core/index.js';
 
@@ -43,6 +45,7 @@ interface Args {
   readonly tiers: readonly Tier[];
   readonly levels: number;
   readonly contenders: readonly Contender[];
+  readonly pin: boolean;
 }
 
 const CONTENDERS = { makerd: runMakerd, naive: runNaive } as const;
@@ -58,6 +61,7 @@ function parseArgs(argv: readonly string[]): Args {
   let tiers: readonly Tier[] = TIERS;
   let levels = 2;
   let contenders: readonly Contender[] = ['makerd', 'naive'];
+  let pin = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined];
@@ -87,15 +91,21 @@ function parseArgs(argv: readonly string[]): Args {
           .filter((t) => t !== '')
           .map(parseContender);
         break;
+      case '--pin': {
+        const v = value();
+        if (v !== 'on' && v !== 'off') throw new Error(`--pin must be on or off, got ${v}`);
+        pin = v === 'on';
+        break;
+      }
       default:
         throw new Error(
-          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b`,
+          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b, --pin on|off`,
         );
     }
   }
   if (tiers.length === 0) throw new Error('--tiers: name at least one tier');
   if (contenders.length === 0) throw new Error('--contenders: name at least one contender');
-  return { seconds, tiers, levels, contenders };
+  return { seconds, tiers, levels, contenders, pin };
 }
 
 function positive(flag: string | undefined, v: string): number {
@@ -104,7 +114,13 @@ function positive(flag: string | undefined, v: string): number {
   return n;
 }
 
-function describeSetup(args: Args, redis: RedisFacts): void {
+function describeSetup(args: Args, redis: RedisFacts, pinning: Pinning | string): void {
+  console.log(
+    typeof pinning === 'string'
+      ? `CPUs: not pinned (${pinning})`
+      : `CPUs: simulator pinned to ${pinning.sim}, this process to ${pinning.self} (taskset; a remote ` +
+          `exchange does not share makerd's cores), Redis where the system puts it`,
+  );
   console.log(
     `Redis ${REDIS_URL}: PING p50 ${fmtMs(redis.pingMs)} ms back to back, ${fmtMs(redis.idlePingMs)} ms after 50 ms idle`,
   );
@@ -154,11 +170,18 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  describeSetup(args, redis);
+  const pinning = args.pin ? planPinning() : '--pin off';
+  if (typeof pinning !== 'string') pinProcess(process.pid, pinning.self);
+  describeSetup(args, redis, pinning);
 
   const results: RunResult[] = [];
   for (const tier of args.tiers) {
-    const opts: RunOptions = { tier, seconds: args.seconds, levels: args.levels };
+    const opts: RunOptions = {
+      tier,
+      seconds: args.seconds,
+      levels: args.levels,
+      simCpus: typeof pinning === 'string' ? undefined : pinning.sim,
+    };
     for (const name of args.contenders) {
       const run = CONTENDERS[name];
       process.stdout.write(`running ${tier} / ${name} for ${args.seconds} s ... `);

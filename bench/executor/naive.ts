@@ -32,7 +32,7 @@ interface SlotState {
 
 export async function runNaive(opts: RunOptions): Promise<RunResult> {
   const clock = hrClock;
-  const { sim, key } = await startBenchSim(opts.tier, 'naive');
+  const { sim, key } = await startBenchSim(opts.tier, 'naive', opts.simCpus);
   const client = new SpotClient({
     baseUrl: sim.url,
     credentials: key,
@@ -75,7 +75,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
         const from = wanted.get(pair.id)?.snapshotAtMs ?? clock.now();
         try {
           const txid = st.txid;
-          await client.cancelOrder({ txid }, { onSigned: () => wire.push(clock.now() - from) });
+          await client.cancelOrder({ txid }, { onWritten: () => wire.push(clock.now() - from) });
           st.txid = undefined;
         } catch (err) {
           refused(err);
@@ -99,7 +99,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
             oflags: quote.postOnly ? 'post,fciq' : 'fciq',
             userref,
           },
-          { onSigned: () => wire.push(clock.now() - want.snapshotAtMs) },
+          { onWritten: () => wire.push(clock.now() - want.snapshotAtMs) },
         );
         st.txid = res.result.txid?.[0];
       } catch (err) {

@@ -96,8 +96,9 @@ export const NOTES = [
   'points available = Σ over the 2 pairs of (tier max ratecount + decay/s × duration); points charged and' +
     ' rejections are the simulator’s own (/_sim/state).',
   'tick-to-wire: makerd = executor onWire samples (later of snapshot ready and budget available → request' +
-    ' signed); naive = snapshot its prices came from ready → request signed (the call’s onSigned).',
-  'intent age (makerd): intent created by the runner → request signed.',
+    ' written to the socket); naive = snapshot its prices came from ready → request written (the call’s' +
+    ' onWritten).',
+  'intent age (makerd): intent created by the runner → request written.',
 ];
 
 /** One line per tier for makerd against the targets. */

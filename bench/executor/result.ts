@@ -8,6 +8,8 @@ export interface RunOptions {
   readonly tier: Tier;
   readonly seconds: number;
   readonly levels: number;
+  /** taskset CPU list for the simulator process; undefined leaves it unpinned. */
+  readonly simCpus: string | undefined;
 }
 
 /** Raw latency samples in ms. */

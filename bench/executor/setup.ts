@@ -82,8 +82,9 @@ export type BenchSim = SimProcess;
 export async function startBenchSim(
   tier: Tier,
   who: string,
+  cpus: string | undefined,
 ): Promise<{ sim: BenchSim; key: KeyPair }> {
-  const sim = await startSimProcess({ seed: SIM_SEED });
+  const sim = await startSimProcess({ seed: SIM_SEED, cpus });
   try {
     return { sim, key: await addKey(sim, tier, who) };
   } catch (err) {
@@ -199,7 +200,8 @@ export async function checkRedis(): Promise<RedisFacts> {
       times.sort((a, b) => a - b);
       return times[Math.floor(times.length / 2)] ?? Number.NaN;
     };
-    // Each call waits for one Redis round trip before it is signed (nonce, reserve, write-ahead).
+    // Off the fast path a call waits for one Redis round trip before it is signed (reserve,
+    // write-ahead, nonce).
     const pingMs = await median(200, () => redis.ping());
     const idlePingMs = await median(
       40,

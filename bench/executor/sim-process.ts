@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from '../../src/core/index.js';
+import { pinProcess } from '../support/cpu-pinning.js';
 
 /** Sub-millisecond wall clock (for the simulator child as for every part of the bot). */
 export const hrClock: Clock = {
@@ -36,6 +37,8 @@ export interface SimListening {
 export interface SimChildOptions {
   /** Seed of the background market and of the simulator's ids. */
   readonly seed: number;
+  /** taskset CPU list to pin the simulator to (cpu-pinning.ts); undefined leaves it unpinned. */
+  readonly cpus?: string | undefined;
 }
 
 export interface SimProcess {
@@ -59,6 +62,14 @@ export async function startSimProcess(options: SimChildOptions): Promise<SimProc
     ['--import', 'tsx', CHILD, '--seed', String(options.seed)],
     { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] },
   );
+  if (options.cpus !== undefined && child.pid !== undefined) {
+    try {
+      pinProcess(child.pid, options.cpus);
+    } catch (err) {
+      child.kill('SIGKILL');
+      throw err;
+    }
+  }
   // The child's stdin is only its lifeline: never written, closed when this process ends.
   child.stdin.on('error', () => undefined);
   let stderr = '';

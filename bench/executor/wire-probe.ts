@@ -1,9 +1,10 @@
 /**
  * Where makerd's tick-to-wire goes, measured from outside the executor: the runner's published
  * intents (with their generations) are remembered, and the executor's client is wrapped so each
- * order-entry call is timed (executor calls the client → request signed → answer) and tied back to
- * the intents it carries through the userrefs (or, for cancels, the txids) it names. The probe
- * wraps the call's own `onSigned`, so the executor's measurement is left untouched.
+ * order-entry call is timed (executor calls the client → request signed → written → answer) and
+ * tied back to the intents it carries through the userrefs (or, for cancels, the txids) it names.
+ * The probe wraps the call's own `onSigned` and `onWritten`, so the executor's measurement is left
+ * untouched.
  */
 import type { IntentBus } from '../../src/bus/index.js';
 import { decodeUserref, slotKey, type Clock, type OrderIntent } from '../../src/core/index.js';
@@ -23,6 +24,7 @@ interface ProbedCall {
   readonly endpoint: string;
   readonly startAt: number;
   readonly signedAt: number;
+  readonly writtenAt: number;
   readonly endAt: number;
   readonly intents: readonly IntentTimes[];
 }
@@ -90,7 +92,10 @@ export class WireProbe {
           push(this.#reads, ep.name, this.#clock.now() - t0),
         );
       }
-      const stamp = { at: undefined as number | undefined };
+      const stamp = {
+        at: undefined as number | undefined,
+        written: undefined as number | undefined,
+      };
       const startAt = this.#clock.now();
       const r = req as LooseOrderRequest;
       // Which intents the call carries is worked out once it is over, off its path.
@@ -99,19 +104,24 @@ export class WireProbe {
         stamp.at ??= this.#clock.now();
         opts?.onSigned?.();
       };
-      return call(ep, req, { ...opts, onSigned })
+      const onWritten = (): void => {
+        stamp.written ??= this.#clock.now();
+        opts?.onWritten?.();
+      };
+      return call(ep, req, { ...opts, onSigned, onWritten })
         .then((res) => {
           this.#learnTxids(ep.name, r, res.result as LooseOrderResult);
           return res;
         })
         .finally(() => {
-          if (stamp.at === undefined) return;
+          if (stamp.at === undefined || stamp.written === undefined) return;
           const endAt = this.#clock.now();
           this.#calls.push({
             pair,
             endpoint: ep.name,
             startAt,
             signedAt: stamp.at,
+            writtenAt: stamp.written,
             endAt,
             intents: this.#intentsOf(ep.name, r, startAt),
           });
@@ -202,8 +212,8 @@ export class WireProbe {
     return [
       `wire probe (client-side, ${calls.length} calls, ${perIntent.length} tied to intents):`,
       `  ${line(
-        'snapshot → request signed, budget waits included',
-        perIntent.map(({ c, i }) => c.signedAt - i.snapshotAtMs),
+        'snapshot → request written, budget waits included',
+        perIntent.map(({ c, i }) => c.writtenAt - i.snapshotAtMs),
       )}`,
       `  ${line(
         'snapshot → intent created (runner tick)',
@@ -222,8 +232,12 @@ export class WireProbe {
         calls.map((c) => c.signedAt - c.startAt),
       )}`,
       `  ${line(
-        'request signed → answer (HTTP round trip to the simulator)',
-        calls.map((c) => c.endAt - c.signedAt),
+        'request signed → written (transport; undici writes on an idle keep-alive socket in the next check phase)',
+        calls.map((c) => c.writtenAt - c.signedAt),
+      )}`,
+      `  ${line(
+        'request written → answer (HTTP round trip to the simulator)',
+        calls.map((c) => c.endAt - c.writtenAt),
       )}`,
       `  ${line('plan made (take issued) → its first call (prepare, write-ahead issued, lane)', overhead)}`,
       `  ${calls.length} calls in ${firstOfDrain.size} drains (of ${drains} drains in all; the others found nothing to send)`,

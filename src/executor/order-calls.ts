@@ -305,9 +305,10 @@ export class OrderCalls {
     const ctx = this.#ctx;
     const { metrics, config, clock } = ctx.deps;
     const signal = AbortSignal.timeout(config.request_timeout_ms);
-    // Stamped at signing; observed once the call is over, off the path to the wire.
+    // Stamped once the request is written to the socket; observed once the call is over, off the
+    // path to the wire.
     let atMs: number | undefined;
-    const onSigned = (): void => {
+    const onWritten = (): void => {
       atMs = clock.now();
     };
     const observe = (): void => {
@@ -328,7 +329,7 @@ export class OrderCalls {
         });
       }
     };
-    return send({ signal, gate, onSigned }).finally(observe);
+    return send({ signal, gate, onWritten }).finally(observe);
   }
 
   /**

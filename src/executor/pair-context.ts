@@ -41,11 +41,11 @@ export interface PairDeps {
 export interface WireSample {
   readonly pair: string;
   readonly action: string;
-  /** From the later of snapshot ready and budget available to the request signed. */
+  /** From the later of snapshot ready and budget available to the request written to the socket. */
   readonly tickToWireMs: number;
   /** Which of the two tick-to-wire counts from: the intent waited for budget, or it did not. */
   readonly from: 'snapshot' | 'budget';
-  /** From the intent's creation to the request signed. */
+  /** From the intent's creation to the request written to the socket. */
   readonly intentAgeMs: number;
 }
 

@@ -50,12 +50,16 @@ export interface CallOptions {
    */
   readonly gate?: PromiseLike<unknown>;
   /**
-   * Called once the request is signed, right before it is handed to the transport: where the
-   * executor stamps tick-to-wire. A callback rather than the diagnostics channel, which cannot
-   * tell concurrent calls apart without AsyncLocalStorage (whose promise hooks slow every await
-   * in the process on Node 20).
+   * Called once the request is signed, right before it is handed to the transport. A callback
+   * rather than the diagnostics channel, which cannot tell concurrent calls apart without
+   * AsyncLocalStorage (whose promise hooks slow every await in the process on Node 20).
    */
   readonly onSigned?: () => void;
+  /**
+   * Called once the request, body included, has been written to the socket: where the executor
+   * stamps tick-to-wire. Not called for a request never written (refused before, or aborted).
+   */
+  readonly onWritten?: () => void;
 }
 
 export interface RetryPolicy {
@@ -144,6 +148,7 @@ export class CallPipeline {
         endpoint: ep.name,
         signal: opts.signal,
         binary: ep.binary,
+        onWritten: opts.onWritten,
       });
       traceId = res.traceId;
       const unwrapped = this.#unwrap(ep, res);

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import {
   ConnectError,
   ConnectionLostError,
@@ -28,6 +28,8 @@ export interface HttpRequest {
   readonly signal?: AbortSignal | undefined;
   /** Read the body as bytes (binary downloads) rather than text. */
   readonly binary?: boolean;
+  /** Called once the request, body included, has been written to the socket. */
+  readonly onWritten?: (() => void) | undefined;
 }
 
 export interface HttpResponse {
@@ -53,7 +55,7 @@ export class HttpTransport {
 
   constructor(options: TransportOptions = {}) {
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-    this.#agent = new Agent({
+    this.#agent = new WrittenReportingAgent({
       connect: { timeout: options.connectTimeoutMs ?? 5_000 },
       headersTimeout: options.headersTimeoutMs ?? 10_000,
       bodyTimeout: options.bodyTimeoutMs ?? 10_000,
@@ -80,6 +82,7 @@ export class HttpTransport {
         headers,
         body: req.body,
         signal: req.signal,
+        ...(req.onWritten === undefined ? {} : { onWritten: req.onWritten }),
       });
       status = res.statusCode;
       traceId = headerValue(res.headers['x-trace-id']);
@@ -99,6 +102,34 @@ export class HttpTransport {
 
   async close(): Promise<void> {
     await this.#agent.close();
+  }
+}
+
+/**
+ * An Agent that tells a request's `onWritten` when undici has written it: its handler's
+ * onRequestSent, which undici calls right after the body's write. (An interceptor added with
+ * compose() cannot: the handler wrappers it brings do not pass onRequestSent on.)
+ */
+class WrittenReportingAgent extends Agent {
+  override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const onWritten = (opts as { onWritten?: () => void }).onWritten;
+    if (onWritten === undefined) return super.dispatch(opts, handler);
+    const legacy = handler as Dispatcher.DispatchHandler & { onRequestSent?: () => void };
+    const reporting = new Proxy(legacy, {
+      get(target, prop) {
+        if (prop === 'onRequestSent') {
+          return () => {
+            onWritten();
+            target.onRequestSent?.();
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function'
+          ? (value as (...args: unknown[]) => unknown).bind(target)
+          : value;
+      },
+    });
+    return super.dispatch(opts, reporting);
   }
 }
 
