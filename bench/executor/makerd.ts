@@ -164,7 +164,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     for (const w of wires)
       byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
     details.push(
-      `tick-to-wire p50 by quarter of the run (JIT warm-up shows in the first): ${quarters(
+      `tick-to-wire p50 by quarter of the run (the first holds the start-up burst of a full budget, on cold code): ${quarters(
         wires.map((w, i) => ({ atMs: wiredAt[i] ?? 0, ms: w.tickToWireMs })),
         startedAt,
         durationMs,
