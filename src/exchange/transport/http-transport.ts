@@ -107,29 +107,22 @@ export class HttpTransport {
 
 /**
  * An Agent that tells a request's `onWritten` when undici has written it: its handler's
- * onRequestSent, which undici calls right after the body's write. (An interceptor added with
- * compose() cannot: the handler wrappers it brings do not pass onRequestSent on.)
+ * onRequestSent, which undici calls right after the body's write. The handler is the request's
+ * own (request() makes one per call), so the hook is extended on it in place. (An interceptor
+ * added with compose() cannot: the handler wrappers it brings do not pass onRequestSent on.)
  */
 class WrittenReportingAgent extends Agent {
   override dispatch(opts: Agent.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const onWritten = (opts as { onWritten?: () => void }).onWritten;
-    if (onWritten === undefined) return super.dispatch(opts, handler);
-    const legacy = handler as Dispatcher.DispatchHandler & { onRequestSent?: () => void };
-    const reporting = new Proxy(legacy, {
-      get(target, prop) {
-        if (prop === 'onRequestSent') {
-          return () => {
-            onWritten();
-            target.onRequestSent?.();
-          };
-        }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function'
-          ? (value as (...args: unknown[]) => unknown).bind(target)
-          : value;
-      },
-    });
-    return super.dispatch(opts, reporting);
+    if (onWritten !== undefined) {
+      const own = handler as Dispatcher.DispatchHandler & { onRequestSent?: () => void };
+      const sent = own.onRequestSent?.bind(own);
+      own.onRequestSent = () => {
+        onWritten();
+        sent?.();
+      };
+    }
+    return super.dispatch(opts, handler);
   }
 }
 
