@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { InvalidInputError } from '../core/index.js';
+import { InvalidInputError, scavengeIfFilling } from '../core/index.js';
 
 /** A connection given by the caller (theirs to close), or options / a URL to open our own. */
 export type BusConnection = Redis | RedisOptions | string;
@@ -26,6 +26,9 @@ const held = new WeakSet<object>();
  * undici writes a request on an idle keep-alive socket in the check phase (setImmediate) that
  * follows: the hold ends one check phase later. A command whose reply is awaited waits that much
  * longer; order on the connection is kept.
+ *
+ * The end of the hold is the end of the burst of work a tick or a drain is: the young generation
+ * is collected there if it is filling (core/idle-scavenge.ts), rather than in the next tick.
  */
 export function holdWritesForTurn(redis: Redis): void {
   if (redis.status !== 'ready') return;
@@ -37,6 +40,7 @@ export function holdWritesForTurn(redis: Redis): void {
     setImmediate(() => {
       held.delete(stream);
       stream.uncork();
+      scavengeIfFilling();
     }),
   );
 }

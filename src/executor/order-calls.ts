@@ -304,7 +304,15 @@ export class OrderCalls {
   ): Promise<T> {
     const ctx = this.#ctx;
     const { metrics, config, clock } = ctx.deps;
-    const signal = AbortSignal.timeout(config.request_timeout_ms);
+    // A timer cleared when the call settles: AbortSignal.timeout's fires for every call, answered
+    // or not, and builds a DOMException with a stack trace each time, on whatever tick it lands.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => {
+      timeout.abort(
+        new DOMException(`no answer within ${config.request_timeout_ms} ms`, 'TimeoutError'),
+      );
+    }, config.request_timeout_ms);
+    timer.unref();
     // Stamped once the request is written to the socket; observed once the call is over, off the
     // path to the wire.
     let atMs: number | undefined;
@@ -329,7 +337,10 @@ export class OrderCalls {
         });
       }
     };
-    return send({ signal, gate, onWritten }).finally(observe);
+    return send({ signal: timeout.signal, gate, onWritten }).finally(() => {
+      clearTimeout(timer);
+      observe();
+    });
   }
 
   /**

@@ -203,17 +203,15 @@ export class OrderSync {
     const ctx = this.#ctx;
     const since = this.#settledUntilMs ?? now - ctx.deps.config.reconcile_interval_ms;
     const closed = await ctx.deps.reads.closedSince(since - CLOSED_LOOKBACK_MS);
+    const views: TrackedOrder[] = [];
     for (const [txid, o] of Object.entries(closed)) {
       if (!isPairOrder(o, ctx.deps.pair) || o.userref === null) continue;
       if (decodeUserref(o.userref)?.instance !== ctx.deps.instance) continue;
       if (ctx.orders.has(o.userref)) continue;
-      const fill = await ctx.deps.tracker.settle(
-        viewOf(txid, o, undefined, ctx.id, ctx.now()),
-        ctx.now(),
-        ctx.deps.lease.fence,
-      );
-      if (fill !== undefined) ctx.noteFill(fill);
+      views.push(viewOf(txid, o, undefined, ctx.id, ctx.now()));
     }
+    const fills = await ctx.deps.tracker.settle(views, ctx.now(), ctx.deps.lease.fence);
+    for (const fill of fills) ctx.noteFill(fill);
     this.#settledUntilMs = now;
   }
 

@@ -206,6 +206,22 @@ export function decodeOrder(
   });
 }
 
+/**
+ * The txid of an order record, read without checking the rest: a search through a pair's history
+ * for a few orders parses each entry once and fully decodes only the ones it looks for. Undefined
+ * for an entry that is not an object with a string txid (decodeOrder says what is wrong with it).
+ */
+export function peekTxid(json: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const txid = isFields(value) ? value.txid : undefined;
+  return typeof txid === 'string' ? txid : undefined;
+}
+
 export function decodeFill(json: string, at: Location, pairId: string): Fill {
   return decode<Fill>(json, at, FILL, (f) =>
     f.pair === pairId ? undefined : `holds a fill of ${f.pair}`,

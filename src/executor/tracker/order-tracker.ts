@@ -20,6 +20,7 @@ import {
   encodeOrder,
   encodePosition,
   parseUserrefField,
+  peekTxid,
   userrefField,
 } from './codec.js';
 import { TrackerError, trackerError } from './errors.js';
@@ -500,15 +501,29 @@ export class OrderTracker {
   }
 
   /**
-   * The final exchange view (ClosedOrders) of an order already retired to history: executions
-   * between our last view and its cancel show only here. When it executed more than the history
-   * entry says, the difference is recorded as a fill and the entry updated (its state too, when the
-   * view is final: an order retired as gone may turn out filled); otherwise nothing is written. Only the newest `historyLimit` entries are searched.
+   * The final exchange views (ClosedOrders) of orders already retired to one pair's history:
+   * executions between our last view and their cancel show only here. For each view whose order
+   * executed more than its history entry says, the difference is recorded as a fill and the entry
+   * updated (its state too, when the view is final: an order retired as gone may turn out filled);
+   * views that add nothing write nothing. One transaction for all of them, which reads the history
+   * once: a full sync settles every order closed since the last one, and reading and decoding the
+   * whole history per order made each sync a burst of CPU and garbage. Only the newest
+   * `historyLimit` entries are searched; a view settles the newest entry with its txid, which must
+   * hold its userref.
+   * Returns the fills, in the order of `views`.
    */
-  async settle(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
-    const given = checkOrder(view, 'view');
+  async settle(views: readonly TrackedOrder[], atMs: number, fence?: Fence): Promise<Fill[]> {
+    const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
     checkFence(fence);
-    const { pair } = given;
+    const pair = given[0]?.pair;
+    if (pair === undefined) return [];
+    const other = given.findIndex((v) => v.pair !== pair);
+    if (other !== -1) {
+      throw new InvalidInputError(
+        `views[${other}].pair`,
+        `must be ${pair} like views[0]: one pair's history is settled at a time`,
+      );
+    }
     const key = this.historyKey(pair);
     const positionKey = this.positionKey(pair);
     return this.#transact([key, positionKey], fence, key, `settling ${key}`, async (conn) => {
@@ -518,39 +533,54 @@ export class OrderTracker {
       ]);
       const entries = replies[0] as string[];
       const positionJson = replies[1] as string | null;
-      const none: Plan<Fill | undefined> = { result: undefined };
-      const index = entries.findIndex((json) => {
-        const o = decodeOrder(json, { key }, pair, undefined);
-        return o.userref === given.userref && o.txid === given.txid;
+      const wanted = new Set(given.map((v) => v.txid));
+      const indexOf = new Map<string, number>();
+      entries.forEach((json, i) => {
+        const txid = peekTxid(json);
+        if (txid !== undefined && wanted.has(txid) && !indexOf.has(txid)) indexOf.set(txid, i);
       });
-      if (index === -1) return none;
-      const stored = decodeOrder(entries[index] as string, { key }, pair, given.userref);
-      if (!dec(given.volumeExecuted).gt(dec(stored.volumeExecuted))) return none;
-      const fill = deriveFill(stored, { ...given, state: stored.state }, atMs);
-      if (fill === undefined) return none;
-      const position = applyFill(
-        positionJson === null
-          ? emptyPosition(pair)
-          : decodePosition(positionJson, { key: positionKey }, pair),
-        fill,
-      );
-      const updated = encodeOrder({
-        ...stored,
-        // A record retired without its final view (its order was gone) takes the view's state.
-        state: isTerminal(given) ? given.state : stored.state,
-        volumeExecuted: given.volumeExecuted,
-        cost: given.cost,
-        fee: given.fee,
-        updatedAtMs: atMs,
-      });
+      let position: Position | undefined;
+      const fills: Fill[] = [];
+      const updates: [number, string][] = [];
+      for (const view of given) {
+        const index = view.txid === null ? undefined : indexOf.get(view.txid);
+        if (index === undefined) continue;
+        const stored = decodeOrder(entries[index] as string, { key }, pair, undefined);
+        if (stored.userref !== view.userref) continue;
+        if (!dec(view.volumeExecuted).gt(dec(stored.volumeExecuted))) continue;
+        const fill = deriveFill(stored, { ...view, state: stored.state }, atMs);
+        if (fill === undefined) continue;
+        position = applyFill(
+          position ??
+            (positionJson === null
+              ? emptyPosition(pair)
+              : decodePosition(positionJson, { key: positionKey }, pair)),
+          fill,
+        );
+        fills.push(fill);
+        updates.push([
+          index,
+          encodeOrder({
+            ...stored,
+            // A record retired without its final view (its order was gone) takes the view's state.
+            state: isTerminal(view) ? view.state : stored.state,
+            volumeExecuted: view.volumeExecuted,
+            cost: view.cost,
+            fee: view.fee,
+            updatedAtMs: atMs,
+          }),
+        ]);
+      }
+      if (position === undefined) return { result: [] };
+      const settled = position;
       return {
-        result: fill,
+        result: fills,
         write: (m) => {
           const fillsKey = this.fillsKey(pair);
-          m.lpush(fillsKey, encodeFill(fill));
+          for (const fill of fills) m.lpush(fillsKey, encodeFill(fill));
           m.ltrim(fillsKey, 0, this.#fillsLimit - 1);
-          m.set(positionKey, encodePosition(position));
-          m.lset(key, index, updated);
+          m.set(positionKey, encodePosition(settled));
+          for (const [index, json] of updates) m.lset(key, index, json);
           this.#trackPair(m, pair, true);
         },
       };

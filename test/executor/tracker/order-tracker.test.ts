@@ -356,6 +356,89 @@ void describe('OrderTracker', () => {
       assert.equal((await tracker.position(PAIR)).fills, 1);
     });
 
+    void it('settle: every closed order of a sync in one transaction; fills only for what executed more', async () => {
+      const [a, b, c] = [1, 2, 3].map((userref) => order({ userref, txid: `OA-${userref}` }));
+      assert.ok(a !== undefined && b !== undefined && c !== undefined);
+      await tracker.put([a, b, c]);
+      await tracker.put([a, b, c].map((o) => ({ ...o, state: 'canceled' as const })));
+      // An entry of some other order that does not decode is not looked at.
+      await redis.rpush(tracker.historyKey(PAIR), '{"broken"');
+      // A tracker of its own, whose transaction connection counts its WATCHes.
+      const conn = new Redis(REDIS_URL);
+      let watches = 0;
+      const duplicateOf = conn.duplicate.bind(conn);
+      conn.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+        const tx = duplicateOf(...args);
+        const watchOn = tx.watch.bind(tx);
+        tx.watch = ((...keys: Parameters<Redis['watch']>) => {
+          watches += 1;
+          return watchOn(...keys);
+        }) as Redis['watch'];
+        return tx;
+      };
+      const own = new OrderTracker({ redis: conn, prefix });
+      closers.push(async () => {
+        await own.close();
+        await conn.quit();
+      });
+
+      const fills = await own.settle(
+        [
+          executed(a, '0.004', '200', '0.32', 'canceled'),
+          { ...b, state: 'canceled' },
+          executed(order({ userref: 9, txid: 'OA-9' }), '0.01', '500', '0'),
+          executed(c, '0.01', '500', '0.8', 'filled'),
+        ],
+        7_000,
+      );
+      assert.equal(watches, 1, 'one transaction for the four views');
+      assert.deepEqual(
+        fills.map((f) => [f.txid, f.volume, f.atMs]),
+        [
+          ['OA-1', '0.004', 7_000],
+          ['OA-3', '0.01', 7_000],
+        ],
+      );
+      assert.deepEqual(
+        (await own.fills(PAIR)).map((f) => f.txid),
+        ['OA-3', 'OA-1'],
+      );
+      const position = await own.position(PAIR);
+      assert.equal(position.fills, 2);
+      assert.equal(position.base, '0.014');
+      const history = await redis.lrange(tracker.historyKey(PAIR), 0, 2);
+      const byTxid = new Map(
+        history.map((json) => {
+          const o = JSON.parse(json) as TrackedOrder;
+          return [o.txid, o];
+        }),
+      );
+      assert.equal(byTxid.get('OA-1')?.volumeExecuted, '0.004');
+      assert.equal(byTxid.get('OA-1')?.state, 'canceled');
+      assert.equal(byTxid.get('OA-2')?.volumeExecuted, '0');
+      assert.equal(byTxid.get('OA-3')?.state, 'filled', 'a final view gives its state');
+      assert.equal(byTxid.get('OA-3')?.updatedAtMs, 7_000);
+
+      // Settled again, the same views add nothing.
+      assert.deepEqual(
+        await own.settle([executed(a, '0.004', '200', '0.32', 'canceled')], 8_000),
+        [],
+      );
+      assert.equal((await own.position(PAIR)).fills, 2);
+      assert.deepEqual(await own.settle([], 8_000), []);
+      assert.equal(watches, 2, 'no transaction for no views');
+    });
+
+    void it('settle refuses views of two pairs, naming the field', async () => {
+      await assert.rejects(
+        tracker.settle([order(), order({ pair: ETH, userref: 2 })], 1),
+        (err) =>
+          err instanceof InvalidInputError &&
+          err.field === 'views[1].pair' &&
+          err.message.includes(PAIR),
+      );
+    });
+
     void it('keeps at most fillsLimit fills', async () => {
       const small = new OrderTracker({ redis, prefix, fillsLimit: 2 });
       closers.push(() => small.close());

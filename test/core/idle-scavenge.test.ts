@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { setImmediate as turn } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { holdWritesForTurn } from '../../src/bus/index.js';
+import { SCAVENGE_AT_FILL, scavengeIfFilling, youngFill } from '../../src/core/index.js';
+import { REDIS_URL } from '../support/redis.js';
+
+/** Allocates short-lived garbage until the young generation is at least `share` full. */
+function fillYoung(share: number): void {
+  let sink: unknown[] = [];
+  for (let i = 0; youngFill() < share; i++) {
+    sink.push({ i, text: `garbage ${i}` });
+    if (sink.length > 1_000) sink = [];
+  }
+}
+
+void describe('scavengeIfFilling', () => {
+  void it('collects the young generation once it is half full, and not before', () => {
+    fillYoung(SCAVENGE_AT_FILL);
+    const before = youngFill();
+    assert.ok(before >= SCAVENGE_AT_FILL, `filled to ${before}`);
+    assert.equal(scavengeIfFilling(), true);
+    const after = youngFill();
+    assert.ok(after < SCAVENGE_AT_FILL / 2, `${before} before the collection, ${after} after`);
+    // Nearly empty now: nothing to do.
+    assert.equal(scavengeIfFilling(), false);
+  });
+
+  void it('runs when a held turn of Redis writes ends', async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.ping();
+      fillYoung(SCAVENGE_AT_FILL + 0.1);
+      holdWritesForTurn(redis);
+      const pong = redis.ping();
+      await turn();
+      assert.ok(youngFill() >= SCAVENGE_AT_FILL, 'still held: nothing collected yet');
+      assert.equal(await pong, 'PONG');
+      assert.ok(youngFill() < SCAVENGE_AT_FILL / 2, `collected: ${youngFill()}`);
+    } finally {
+      await redis.quit();
+    }
+  });
+});
