@@ -12,5 +12,5 @@ export type { UnpublishedIntent } from './intent-codec.js';
 export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
-export { holdWritesForTurn, type BusConnection } from './connection.js';
+export { holdWritesForTurn, issueAfterHold, type BusConnection } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';

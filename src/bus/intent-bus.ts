@@ -5,6 +5,7 @@ import {
   checkPrefix,
   closeRedis,
   holdWritesForTurn,
+  issueAfterHold,
   openRedis,
   type BusConnection,
   type OpenedRedis,
@@ -150,9 +151,10 @@ export class IntentBus {
    */
   async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
     const checked = checkPublishInput(intents);
-    // The register writes, and the commands of the drain a listener starts now, leave together
-    // once the drain's requests are written.
-    holdWritesForTurn(this.#conn.redis);
+    // The register writes, and the commands of the drain a listener starts now, are issued and
+    // leave together once the drain's requests are written.
+    const redis = this.#conn.redis;
+    holdWritesForTurn(redis);
     const groups = new Map<string, number[]>();
     checked.forEach((intent, i) => {
       const group = groups.get(intent.pair);
@@ -164,18 +166,20 @@ export class IntentBus {
     const byPair: Record<string, { published: number; coalesced: number }> = {};
     await Promise.all(
       [...groups].map(async ([pair, indexes]) => {
-        // A checked intent is already what encodeBody would build: it is written as it is.
-        const args = indexes.flatMap((i) => {
-          const intent = checked[i] as UnpublishedIntent;
-          return [intent.slot, JSON.stringify(intent)];
-        });
         const key = this.registerKey(pair);
-        const replied = this.#eval(
-          PUBLISH,
-          [key, this.#generationsKey, this.#pairsKey],
-          [pair, ...args],
-          key,
-        );
+        const replied = issueAfterHold(redis, () => {
+          // A checked intent is already what encodeBody would build: it is written as it is.
+          const args = indexes.flatMap((i) => {
+            const intent = checked[i] as UnpublishedIntent;
+            return [intent.slot, JSON.stringify(intent)];
+          });
+          return this.#eval(
+            PUBLISH,
+            [key, this.#generationsKey, this.#pairsKey],
+            [pair, ...args],
+            key,
+          );
+        });
         // A listener in this process is told now, with the generations the script will assign,
         // so what it sends on this connection runs right behind the write, without waiting a
         // round trip for the reply.

@@ -5,6 +5,7 @@ import {
   BEAT_EVERY_MS,
   BEAT_TTL_MS,
   holdWritesForTurn,
+  issueAfterHold,
   type ControlFlags,
   type IntentBus,
   type IntentJobData,
@@ -249,6 +250,7 @@ export class Executor {
       log,
       fastPath: () => o.redis.status === 'ready',
       holdWrites: () => holdWritesForTurn(o.redis),
+      afterHold: (issue) => issueAfterHold(o.redis, issue),
       onWire: o.onWire,
     });
     const pe = new PairExecutor(ctx);

@@ -34,6 +34,8 @@ export interface PairDeps {
   readonly fastPath: () => boolean;
   /** Holds the executor's Redis writes until the turn is over (holdWritesForTurn). */
   readonly holdWrites: () => void;
+  /** Issues Redis commands at the end of that hold, off the way to the wire (issueAfterHold). */
+  readonly afterHold: <T>(issue: () => Promise<T>) => Promise<T>;
   /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
   readonly onWire?: ((sample: WireSample) => void) | undefined;
 }
@@ -138,9 +140,15 @@ export class PairContext {
    */
   async journal(records: readonly TrackedOrder[], early = false): Promise<void> {
     if (records.length === 0) return;
-    if (early) this.remember(records);
-    await this.deps.tracker.journal(records, this.deps.lease.fence);
-    if (!early) this.remember(records);
+    const { tracker, lease, afterHold } = this.deps;
+    if (early) {
+      this.remember(records);
+      // Not waited for before the calls go: built and issued once their requests are written.
+      await afterHold(() => tracker.journal(records, lease.fence));
+      return;
+    }
+    await tracker.journal(records, lease.fence);
+    this.remember(records);
   }
 
   /** Gives back ratecount points of calls refused or never sent: budget free ahead of plan. */

@@ -509,18 +509,19 @@ export class PairExecutor {
     picked: readonly OrderIntent[],
   ): Decision {
     const ctx = this.ctx;
-    const { ratecount, bus, log, metrics } = ctx.deps;
-    // The charge, the take and the records leave after the calls' requests, in one write.
+    const { ratecount, bus, log, metrics, afterHold } = ctx.deps;
+    // The charge, the take and the records are issued once the calls' requests are written, and
+    // leave in one write.
     ctx.deps.holdWrites();
     if (cost > 0) {
       ratecount
-        .add(ctx.id, cost, now)
+        .add(ctx.id, cost, now, afterHold)
         .then((r) => metrics.ratecountLevel.set({ pair: ctx.label }, r.level))
         .catch((err: unknown) => {
           log.error({ err: errorMessage(err), points: cost }, 'ratecount charge not written');
         });
     }
-    bus.takeSlots(ctx.id, picks).then(
+    afterHold(() => bus.takeSlots(ctx.id, picks)).then(
       (took) => {
         if (took.length === picks.length) return;
         this.#register = undefined;

@@ -57,6 +57,9 @@ end
 return { 1, string.format('%.6f', level), 0 }
 `;
 
+/** Sends a script now, or when the connection's hold ends (issueAfterHold). */
+export type Issue = (send: () => Promise<unknown>) => Promise<unknown>;
+
 /**
  * How long a pair is planned with a reserve in Redis after another writer's points were seen:
  * two bots on one key quoting one pair share its ratecount, and only Redis sees both.
@@ -135,10 +138,11 @@ export class RatecountStore {
   /**
    * Adds points whatever the level: calls planned from a known level (the lease holder's), and
    * those the exchange charges anyway (batch cancels, CancelAll). Like fill() and refund(), it
-   * counts at once in the level this process knows, and Redis follows.
+   * counts at once in the level this process knows, and Redis follows; `issue` may send the script
+   * when the connection's hold ends (issueAfterHold).
    */
-  add(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, points, this.limits.max, 'add');
+  add(pair: string, points: number, nowMs: number, issue?: Issue): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, points, this.limits.max, 'add', issue);
   }
 
   /** The exchange said the ratecount is over: assume it is at least full. */
@@ -163,8 +167,11 @@ export class RatecountStore {
     points: number,
     limit: number,
     op: 'read' | 'reserve' | 'add' | 'fill' | 'claim',
+    issue: Issue = (send) => send(),
   ): Promise<RatecountReading> {
     const key = this.key(pair);
+    // Numbered when asked for: a script sent later by `issue` still runs in that order, since the
+    // hold it waits for queues every command sent on the connection meanwhile behind it.
     const seq = (this.#issued.get(pair) ?? 0) + 1;
     this.#issued.set(pair, seq);
     const known = op === 'add' || op === 'fill' ? this.estimate(pair, nowMs) : undefined;
@@ -173,16 +180,18 @@ export class RatecountStore {
     }
     let reply: unknown;
     try {
-      reply = await this.#redis.eval(
-        SCRIPT,
-        1,
-        key,
-        String(Math.floor(nowMs)),
-        String(this.limits.decayPerSec),
-        String(points),
-        String(limit),
-        op,
-        this.#writer,
+      reply = await issue(() =>
+        this.#redis.eval(
+          SCRIPT,
+          1,
+          key,
+          String(Math.floor(nowMs)),
+          String(this.limits.decayPerSec),
+          String(points),
+          String(limit),
+          op,
+          this.#writer,
+        ),
       );
     } catch (err) {
       throw new ExecutorError('EXECUTOR_REDIS', `ratecount script on ${key} failed`, err);

@@ -98,7 +98,7 @@ void describe('Executor: the way to the wire', () => {
     assert.deepEqual(await h.bus.pending(BTC), [], 'the intent was taken from the register');
   });
 
-  void it('writes its Redis commands after the request, together in one write', async () => {
+  void it('builds and writes its Redis commands after the request, together in one write', async () => {
     // What leaves the executor's Redis socket, write by write, and when the EditOrder is written.
     const seen: { what: string; text: string }[] = [];
     type Chunk = { chunk: Buffer | string };
@@ -121,6 +121,13 @@ void describe('Executor: the way to the wire', () => {
       if (path.endsWith('/EditOrder')) seen.push({ what: 'EditOrder', text: '' });
     };
     diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
+    // When the records are encoded: the journal is called once the request is written.
+    const tracker = executor.tracker;
+    const journal = tracker.journal.bind(tracker);
+    tracker.journal = (records, fence) => {
+      if (records.some((r) => r.price === '49004')) seen.push({ what: 'journal called', text: '' });
+      return journal(records, fence);
+    };
     try {
       await moveAndWatch(h, events, 49_004);
       await until('the new order tracked', async () =>
@@ -128,14 +135,17 @@ void describe('Executor: the way to the wire', () => {
       );
     } finally {
       diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders);
+      tracker.journal = journal;
       socket._write = _write;
       socket._writev = _writev;
     }
     const request = seen.findIndex((s) => s.what === 'EditOrder');
-    const journal = seen.findIndex((s) => s.text.includes('"price":"49004"'));
-    assert.ok(request >= 0 && journal >= 0, `request and records seen: ${seen.length} events`);
-    assert.ok(journal > request, 'the records left after the request');
-    assert.ok(seen[journal]?.text.includes(h.ratecountKey), 'the points in the same write');
+    const built = seen.findIndex((s) => s.what === 'journal called');
+    const written = seen.findIndex((s) => s.text.includes('"price":"49004"'));
+    assert.ok(request >= 0 && written >= 0, `request and records seen: ${seen.length} events`);
+    assert.ok(built > request, 'the records were built after the request was written');
+    assert.ok(written > built, 'and left after that');
+    assert.ok(seen[written]?.text.includes(h.ratecountKey), 'the points in the same write');
   });
 
   void it('waits for its reserve in Redis once another writer spends the pair\u2019s points', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { holdWritesForTurn, issueAfterHold } from '../../src/bus/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
 import { RatecountStore } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
@@ -40,6 +41,20 @@ void describe('RatecountStore', () => {
     assert.equal(await new RatecountStore(redis, b, LIMITS).level(PAIR, T0), 7, 'Redis holds it');
     // Decay, in whole milliseconds as the script counts it.
     assert.equal(store.estimate(PAIR, T0 + 2_000), 7 - 2 * LIMITS.decayPerSec);
+  });
+
+  void it('an add sent when a hold ends and a refund asked for meanwhile: Redis and the level known agree', async () => {
+    const store = new RatecountStore(redis, base(), LIMITS);
+    await store.claim(PAIR, T0);
+    holdWritesForTurn(redis);
+    const added = store.add(PAIR, 10, T0, (send) => issueAfterHold(redis, send));
+    const refunded = store.refund(PAIR, 4, T0);
+    assert.equal(store.estimate(PAIR, T0), 6, 'both counted at once');
+    // Redis runs the add first (it was asked for first), so the refund is not lost to a floor of 0.
+    assert.equal((await added).level, 10);
+    assert.equal((await refunded).level, 6);
+    assert.equal(store.estimate(PAIR, T0), 6);
+    assert.equal(await store.level(PAIR, T0), 6);
   });
 
   void it('gives points back and fills at once too', async () => {
