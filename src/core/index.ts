@@ -1,7 +1,12 @@
 export { MakerdError, InvalidInputError, errorMessage, type MakerdErrorOptions } from './errors.js';
 export { type Clock, systemClock, ManualClock, within } from './clock.js';
 export { parseWithSchema } from './validate.js';
-export { SCAVENGE_AT_FILL, scavengeIfFilling, youngFill } from './idle-scavenge.js';
+export {
+  SCAVENGE_AT_FILL,
+  collectStartupGarbage,
+  scavengeIfFilling,
+  youngFill,
+} from './idle-scavenge.js';
 export {
   Decimal,
   type DecimalString,
