@@ -297,8 +297,12 @@ export class PairExecutor {
     }
     if ((this.#sync.dueAt() ?? Infinity) <= now) await this.#syncNow('unknowns');
 
-    for (const [k, credit] of this.#budgetDue)
+    // Kept in the order they were last set, so the ones set long ago are at the front: a drain
+    // looks only at those, not at the minute of entries a chasing strategy leaves behind.
+    for (const [k, credit] of this.#budgetDue) {
+      if (credit.sinceMs >= now - BUDGET_CREDIT_MS) break;
       if (credit.dueAt < now - BUDGET_CREDIT_MS) this.#budgetDue.delete(k);
+    }
 
     // Both from memory when this process has seen every write; else one round trip for both.
     const known = ratecount.estimate(pair, now);
@@ -387,9 +391,12 @@ export class PairExecutor {
 
       if (plan.retryInMs !== undefined) {
         const due = now + plan.retryInMs;
-        for (const d of plan.deferred)
-          if (d.reason === 'budget')
-            this.#budgetDue.set(keyOf(d.intent), { dueAt: due, sinceMs: now });
+        for (const d of plan.deferred) {
+          if (d.reason !== 'budget') continue;
+          const key = keyOf(d.intent);
+          this.#budgetDue.delete(key);
+          this.#budgetDue.set(key, { dueAt: due, sinceMs: now });
+        }
         this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
       } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
       // Points came back, or calls stopped because the register held newer intents than the plan

@@ -129,7 +129,7 @@ void describe('Executor: calls in flight', () => {
 
   void describe('tick-to-wire', () => {
     const suite = executorSuite();
-    void it('is observed once per intent sent, from its snapshot to the signed request', async () => {
+    void it('is observed once per intent sent, from its snapshot to the request written', async () => {
       const { h, registry } = suite;
       const snapshotAgoMs = 400;
       const createdAgoMs = 150;
@@ -159,6 +159,23 @@ void describe('Executor: calls in flight', () => {
       assert.equal(await count('makerd_intent_wait_seconds'), 1);
       const wait = await sum('makerd_intent_wait_seconds');
       assert.ok(wait >= createdAgoMs / 1000 && wait < snapshotAgoMs / 1000, `${wait} s`);
+
+      // An intent that waits for ratecount points counts from when they were due: the wait is
+      // the exchange's, and the intent's own wait shows it.
+      await leaveRoom(suite.executor, 0);
+      const before = { t2w: await sum('makerd_tick_to_wire_seconds'), wait };
+      const sent = Date.now();
+      await h.publish([
+        intentFor(BTC, 'bid:1', quote('bid:1', 0), { snapshotAtMs: sent, createdAtMs: sent }),
+      ]);
+      await until('the second call observed', async () =>
+        (await count('makerd_tick_to_wire_seconds')) === 2 ? true : undefined,
+      );
+      const waited = (await sum('makerd_intent_wait_seconds')) - before.wait;
+      const counted = (await sum('makerd_tick_to_wire_seconds')) - before.t2w;
+      // One point decays in 1 / 3.75 s on the pro tier.
+      assert.ok(waited > 0.2, `waited ${waited} s for the point`);
+      assert.ok(counted < waited - 0.15, `${counted} s counted from the due, of ${waited} s`);
     });
   });
 
