@@ -47,8 +47,9 @@ export class WireProbe {
   readonly #byGeneration = new Map<string, IntentTimes>();
   readonly #latest = new Map<string, IntentTimes[]>();
   readonly #slotOfTxid = new Map<string, { pair: string; slot: string }>();
-  /** Per pair: when a drain, its plan made, took the plan's intents from the register. */
-  readonly #drains = new Map<string, number[]>();
+  /** The drain (its take from the register) each taken intent went in, by pair|slot|generation. */
+  readonly #takenIn = new Map<string, number>();
+  #drains = 0;
   /** The executor's other calls (reconciliation, unknown outcomes): durations by endpoint. */
   readonly #reads = new Map<string, number[]>();
 
@@ -63,21 +64,26 @@ export class WireProbe {
         createdAtMs: i.createdAtMs,
         publishedAtMs: atMs,
       };
-      this.#byGeneration.set(`${i.pair}|${i.slot}|${i.generation % 0x10000}`, t);
+      this.#byGeneration.set(generationKey(i.pair, i.slot, i.generation), t);
       const k = `${i.pair}|${i.slot}`;
       this.#latest.set(k, [...(this.#latest.get(k) ?? []).slice(-7), t]);
     }
   }
 
   /**
-   * Notes when drains, their plan made, take its intents on `bus` (the drain plans from memory,
-   * so the take is its first command). In this process the executor is woken by the publish itself
-   * or by its own budget timer: no queue job is involved.
+   * Notes which drain took which intents from the register on `bus`: every drain that planned
+   * takes its intents once, once its calls' requests are written (the take is issued when the
+   * drain's hold on the connection ends), so calls are tied to their drain by the intents they
+   * carry. In this process the executor is woken by the publish itself or by its own budget timer:
+   * no queue job is involved.
    */
   attachBus(bus: IntentBus): void {
     const takeSlots = bus.takeSlots.bind(bus);
     bus.takeSlots = (pair, picks) => {
-      push(this.#drains, pair, this.#clock.now());
+      const drain = ++this.#drains;
+      // Keyed as the intents are (published() may come after: the take is sent before the
+      // publish is answered).
+      for (const p of picks) this.#takenIn.set(generationKey(pair, p.slot, p.generation), drain);
       return takeSlots(pair, picks);
     };
   }
@@ -133,7 +139,7 @@ export class WireProbe {
     const byUserref = (pair: string | undefined, userref: number | undefined): IntentTimes[] => {
       const d = decodeUserref(userref);
       if (d === undefined || pair === undefined) return [];
-      const t = this.#byGeneration.get(`${pair}|${slotKey(d.slot)}|${d.generation}`);
+      const t = this.#byGeneration.get(generationKey(pair, slotKey(d.slot), d.generation));
       return t === undefined ? [] : [t];
     };
     const byTxid = (txid: string): IntentTimes[] => {
@@ -198,17 +204,12 @@ export class WireProbe {
       if (prev !== undefined && c.startAt >= prev && c.startAt - prev < 1) behind++;
       lastEnd.set(c.pair, Math.max(prev ?? 0, c.endAt));
     }
-    // The drain each call went out in, and what woke that drain.
-    const firstOfDrain = new Map<string, ProbedCall>();
-    for (const c of sorted) {
-      const start = lastAtOrBefore(this.#drains.get(c.pair) ?? [], (d) => d, c.startAt);
-      if (start !== undefined && !firstOfDrain.has(`${c.pair}|${start}`))
-        firstOfDrain.set(`${c.pair}|${start}`, c);
-    }
-    const overhead: number[] = [];
-    for (const [k, c] of firstOfDrain)
-      overhead.push(c.startAt - Number(k.slice(k.indexOf('|') + 1)));
-    const drains = [...this.#drains.values()].reduce((n, xs) => n + xs.length, 0);
+    // The drains the calls went out in.
+    const keyOf = new Map<IntentTimes, string>();
+    for (const [k, t] of this.#byGeneration) keyOf.set(t, k);
+    const drainsWithCalls = new Set(
+      calls.flatMap((c) => c.intents.flatMap((i) => this.#takenIn.get(keyOf.get(i) ?? '') ?? [])),
+    );
     return [
       `wire probe (client-side, ${calls.length} calls, ${perIntent.length} tied to intents):`,
       `  ${line(
@@ -239,8 +240,7 @@ export class WireProbe {
         'request written → answer (HTTP round trip to the simulator)',
         calls.map((c) => c.endAt - c.writtenAt),
       )}`,
-      `  ${line('plan made (take issued) → its first call (prepare, write-ahead issued, lane)', overhead)}`,
-      `  ${calls.length} calls in ${firstOfDrain.size} drains (of ${drains} drains in all; the others found nothing to send)`,
+      `  ${calls.length} calls in ${drainsWithCalls.size} drains (of ${this.#drains} drains in all; the others found nothing to send)`,
       `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
       `  executor's other calls (REST budget, waits for the client's REST limiter included): ${
         this.#reads.size === 0
@@ -259,14 +259,9 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   else xs.push(v);
 }
 
-/** The last element (in time order) whose time is at or before `at`. */
-function lastAtOrBefore<T>(xs: readonly T[], time: (x: T) => number, at: number): T | undefined {
-  let found: T | undefined;
-  for (const x of xs) {
-    if (time(x) <= at) found = x;
-    else break;
-  }
-  return found;
+/** An intent's key: a userref carries its generation modulo 2^16. */
+function generationKey(pair: string, slot: string, generation: number): string {
+  return `${pair}|${slot}|${generation % 0x10000}`;
 }
 
 function firstTxid(r: LooseOrderRequest): string | undefined {
