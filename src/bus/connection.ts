@@ -44,8 +44,16 @@ export function holdWritesForTurn(redis: Redis): void {
   const own = Object.getOwnPropertyDescriptor(redis, 'sendCommand');
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
-    queued.push(() => void send(...args));
-    return args[0].promise;
+    const [command] = args;
+    queued.push(() => {
+      try {
+        void send(...args);
+      } catch (err) {
+        // Its caller holds the command's promise: it learns of the failure there.
+        command.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    return command.promise;
   };
   const stream = redis.stream;
   stream.cork();
@@ -54,8 +62,12 @@ export function holdWritesForTurn(redis: Redis): void {
       held.delete(redis);
       if (own === undefined) Reflect.deleteProperty(redis, 'sendCommand');
       else Object.defineProperty(redis, 'sendCommand', own);
-      for (const issue of queued) issue();
-      stream.uncork();
+      // Each entry settles its own promise whatever happens; the socket is uncorked regardless.
+      try {
+        for (const issue of queued) issue();
+      } finally {
+        stream.uncork();
+      }
       scavengeIfFilling();
     }),
   );

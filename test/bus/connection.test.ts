@@ -92,4 +92,32 @@ void describe('holdWritesForTurn and issueAfterHold', () => {
     await assert.rejects(failed, /bad input/);
     assert.equal(await after, 'OK');
   });
+
+  void it('a command whose sending throws when the hold ends is rejected; the others still go', async () => {
+    const key = `${prefix}:throwing-send`;
+    // A sendCommand of the connection's own that throws for GETDEL, put back after the hold.
+    const original = redis.sendCommand.bind(redis);
+    const throwing: Redis['sendCommand'] = (...args) => {
+      if (args[0].name === 'getdel') throw new Error('cannot send');
+      return original(...args);
+    };
+    redis.sendCommand = throwing;
+    try {
+      holdWritesForTurn(redis);
+      const before = redis.set(key, 'kept');
+      const failed = redis.getdel(key);
+      const after = redis.get(key);
+      await assert.rejects(failed, /cannot send/);
+      assert.equal(await before, 'OK');
+      assert.equal(await after, 'kept', 'sent after the one that failed');
+      assert.equal(
+        Object.getOwnPropertyDescriptor(redis, 'sendCommand')?.value,
+        throwing,
+        "the connection's own sendCommand is put back",
+      );
+    } finally {
+      Reflect.deleteProperty(redis, 'sendCommand');
+    }
+    assert.equal(await redis.get(key), 'kept');
+  });
 });
