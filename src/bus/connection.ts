@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { InvalidInputError, scavengeIfFilling } from '../core/index.js';
+import { InvalidInputError, asError, scavengeIfFilling } from '../core/index.js';
 
 /** A connection given by the caller (theirs to close), or options / a URL to open our own. */
 export type BusConnection = Redis | RedisOptions | string;
@@ -50,7 +50,7 @@ export function holdWritesForTurn(redis: Redis): void {
         void send(...args);
       } catch (err) {
         // Its caller holds the command's promise: it learns of the failure there.
-        command.reject(err instanceof Error ? err : new Error(String(err)));
+        command.reject(asError(err));
       }
     });
     return command.promise;
@@ -87,7 +87,7 @@ export function issueAfterHold<T>(redis: Redis, issue: () => Promise<T>): Promis
       try {
         issue().then(resolve, reject);
       } catch (err) {
-        reject(err instanceof Error ? err : new Error(String(err)));
+        reject(asError(err));
       }
     });
   });

@@ -33,3 +33,8 @@ export class InvalidInputError extends MakerdError {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** What was thrown, as an Error (a promise rejected with it keeps a stack and a message). */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,4 +1,10 @@
-export { MakerdError, InvalidInputError, errorMessage, type MakerdErrorOptions } from './errors.js';
+export {
+  MakerdError,
+  InvalidInputError,
+  asError,
+  errorMessage,
+  type MakerdErrorOptions,
+} from './errors.js';
 export { type Clock, systemClock, ManualClock, within } from './clock.js';
 export { parseWithSchema } from './validate.js';
 export {

@@ -1,4 +1,4 @@
-import { InvalidInputError, systemClock, type Clock } from '../../core/index.js';
+import { InvalidInputError, asError, systemClock, type Clock } from '../../core/index.js';
 import { MAX_NONCE, NonceError, clockMillis, type NonceSource } from './nonce-source.js';
 
 export interface InProcessNonceSourceOptions {
@@ -39,7 +39,7 @@ export class InProcessNonceSource implements NonceSource {
     try {
       return Promise.resolve(this.#take());
     } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      return Promise.reject(asError(err));
     }
   }
 
