@@ -69,6 +69,8 @@ export class PairExecutor {
    * gone) keeps the credit; entries expire after BUDGET_CREDIT_MS.
    */
   readonly #budgetDue = new Map<string, { readonly dueAt: number; readonly sinceMs: number }>();
+  /** The newest snapshot any intent of the pair came from (#creditOf). */
+  #newestSnapshotAtMs = 0;
   /**
    * The pair's register as this process knows it (slot → latest intent), so a drain plans
    * without reading it back: every write to it goes through this process's bus (runner publishes,
@@ -183,6 +185,7 @@ export class PairExecutor {
 
   /** Intents this process wrote to the register (publish, restore): noted, then a drain. */
   published(intents: readonly OrderIntent[]): Promise<DrainStats | undefined> {
+    this.#noteSnapshots(intents);
     if (this.#told !== undefined) this.#told.push(...intents);
     if (this.#register !== undefined) note(this.#register, intents);
     return this.wake();
@@ -194,12 +197,18 @@ export class PairExecutor {
     return this.wake();
   }
 
+  #noteSnapshots(intents: readonly OrderIntent[]): void {
+    for (const i of intents)
+      if (i.snapshotAtMs > this.#newestSnapshotAtMs) this.#newestSnapshotAtMs = i.snapshotAtMs;
+  }
+
   /** The pending intents: the copy in memory, or the register read back (and kept). */
   async #pending(): Promise<OrderIntent[]> {
     if (this.#register !== undefined) return [...this.#register.values()];
     this.#told = [];
     try {
       const read = await this.ctx.deps.bus.pending(this.ctx.id);
+      this.#noteSnapshots(read);
       const register = new Map<string, OrderIntent>();
       note(register, read);
       note(register, this.#told);
@@ -551,14 +560,21 @@ export class PairExecutor {
 
   /**
    * When the budget became available for an intent that waited for it: its due time, or the
-   * moment it came free ahead of that (points given back, or its slot emptied, which makes its
-   * amend a cheaper place); 0 when it never waited.
+   * moment it came free ahead of that: points given back; its slot emptied, which makes its amend
+   * a cheaper place; or a newer snapshot of the pair, whose intents reordered the plan (the due
+   * was the first waiting quote's, and the farthest goes first) so that this one fits now. That
+   * last case is also the runner's: a quote it still wants, unchanged, is not published again
+   * (republish_after_ms), so the newer snapshot asked for this intent too. 0 when it never waited.
    */
   #creditOf(intent: OrderIntent): number {
     const credit = this.#budgetDue.get(keyOf(intent));
     if (credit === undefined) return 0;
     if (credit.dueAt <= this.ctx.now()) return credit.dueAt;
-    const freed = Math.max(this.ctx.budgetFreedAtMs, this.ctx.slotFreedAtMs.get(intent.slot) ?? 0);
+    const freed = Math.max(
+      this.ctx.budgetFreedAtMs,
+      this.ctx.slotFreedAtMs.get(intent.slot) ?? 0,
+      this.#newestSnapshotAtMs,
+    );
     return freed > credit.sinceMs ? freed : 0;
   }
 

@@ -179,6 +179,45 @@ void describe('Executor: calls in flight', () => {
     });
   });
 
+  void describe('tick-to-wire of an intent that fits before its due', () => {
+    const suite = executorSuite();
+    void it('counts from the newer snapshot whose drain found it room, not from its own', async () => {
+      const { h, executor, registry } = suite;
+      // Three points over the limit: the first quote's due is 3 / 3.75 s = 0.8 s away.
+      await leaveRoom(executor, -2);
+      const first = Date.now();
+      await h.publish([
+        intentFor(BTC, 'bid:0', quote('bid:0', 0), { snapshotAtMs: first, createdAtMs: first }),
+      ]);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal((await h.simOrders()).length, 0, 'the first quote waits for points');
+      // Points come back unseen by the pair (as a lower level after another bot's refund would),
+      // and a newer snapshot of the pair brings another quote: its drain finds room for both.
+      await executor.ratecount.refund(BTC, 10, Date.now());
+      const second = Date.now();
+      await h.publish([
+        intentFor(BTC, 'ask:0', quote('ask:0', 0), { snapshotAtMs: second, createdAtMs: second }),
+      ]);
+      await until('both quotes on the book', async () =>
+        (await h.simOrders()).length === 2 ? true : undefined,
+      );
+      assert.ok(Date.now() - first < 700, 'both went before the first one was due');
+      const scrape = async (which: 'count' | 'sum') => {
+        const line = new RegExp(
+          `^makerd_tick_to_wire_seconds_${which}\\{pair="XBTUSD"\\} (\\S+)$`,
+          'm',
+        );
+        return Number(line.exec(await registry.metrics())?.[1] ?? 0);
+      };
+      await until('both calls observed', async () =>
+        (await scrape('count')) === 2 ? true : undefined,
+      );
+      // From its own snapshot the first would count at least 0.2 s; from the second's, a few ms.
+      const counted = await scrape('sum');
+      assert.ok(counted < 0.15, `${counted} s for both`);
+    });
+  });
+
   void describe('an edit of an order filled meanwhile', () => {
     const suite = executorSuite();
 
