@@ -9,6 +9,7 @@ import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
 import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
 import { OrderTracker } from './tracker/index.js';
+import { SYNC_DEFER_MAX_MS, syncStartsNow } from './sync-timing.js';
 import type { TrackedOrder } from './types.js';
 
 /**
@@ -47,6 +48,11 @@ export class PairExecutor {
   #reconcileTimer: NodeJS.Timeout | undefined;
   #wakeTimer: NodeJS.Timeout | undefined;
   #wakeSpin: NodeJS.Immediate | undefined;
+  /** When the budget wake set by #wakeAt is due; undefined when none is set. */
+  #wakeDueMs: number | undefined;
+  /** When the periodic full sync came due, until it starts (sync-timing.ts). */
+  #syncDueSinceMs: number | undefined;
+  #syncDeferTimer: NodeJS.Timeout | undefined;
   #haltSyncTimer: NodeJS.Timeout | undefined;
   #stepStartedAtMs: number | undefined;
   /**
@@ -100,7 +106,8 @@ export class PairExecutor {
     this.ctx.remember(await tracker.live(this.ctx.id));
     await this.#serial(() => this.#syncNow('all'));
     this.#reconcileTimer = setInterval(() => {
-      void this.#serial(() => this.#syncNow('all')).then(() => this.wake());
+      this.#syncDueSinceMs ??= this.ctx.now();
+      this.#syncIfQuiet();
     }, this.ctx.deps.config.reconcile_interval_ms);
     this.#reconcileTimer.unref();
     await this.drain();
@@ -110,6 +117,7 @@ export class PairExecutor {
     this.#stopped = true;
     clearTimeout(this.#resolveTimer);
     clearInterval(this.#reconcileTimer);
+    clearTimeout(this.#syncDeferTimer);
     clearTimeout(this.#haltSyncTimer);
     this.#clearWake();
   }
@@ -230,6 +238,7 @@ export class PairExecutor {
       else this.#wakeSpin = setImmediate(spin);
     };
     this.#wakeTimer = setTimeout(spin, Math.max(0, atMs - this.ctx.now() - WAKE_EARLY_MS));
+    this.#wakeDueMs = atMs;
   }
 
   #clearWake(): void {
@@ -237,6 +246,40 @@ export class PairExecutor {
     if (this.#wakeSpin !== undefined) clearImmediate(this.#wakeSpin);
     this.#wakeTimer = undefined;
     this.#wakeSpin = undefined;
+    this.#wakeDueMs = undefined;
+  }
+
+  /**
+   * Starts the periodic full sync if it is due and the moment is quiet (sync-timing.ts): checked
+   * when it comes due and after every drain; a timer makes sure it waits no longer than the bound.
+   */
+  #syncIfQuiet(): void {
+    const dueSinceMs = this.#syncDueSinceMs;
+    if (dueSinceMs === undefined || this.#stopped) return;
+    const nowMs = this.ctx.now();
+    const now = syncStartsNow({
+      nowMs,
+      dueSinceMs,
+      nextWakeMs: this.#wakeDueMs,
+      newestSnapshotAtMs: this.#newestSnapshotAtMs,
+    });
+    if (!now) {
+      if (this.#syncDeferTimer === undefined) {
+        this.#syncDeferTimer = setTimeout(
+          () => {
+            this.#syncDeferTimer = undefined;
+            this.#syncIfQuiet();
+          },
+          Math.max(0, dueSinceMs + SYNC_DEFER_MAX_MS - nowMs),
+        );
+        this.#syncDeferTimer.unref();
+      }
+      return;
+    }
+    this.#syncDueSinceMs = undefined;
+    clearTimeout(this.#syncDeferTimer);
+    this.#syncDeferTimer = undefined;
+    void this.#serial(() => this.#syncNow('all')).then(() => this.wake());
   }
 
   /**
@@ -293,6 +336,14 @@ export class PairExecutor {
   }
 
   async #drain(): Promise<DrainStats> {
+    try {
+      return await this.#drainOnce();
+    } finally {
+      this.#syncIfQuiet();
+    }
+  }
+
+  async #drainOnce(): Promise<DrainStats> {
     const ctx = this.ctx;
     const { bus, ratecount, metrics, config, limits } = ctx.deps;
     const none: DrainStats = { sent: 0, deferred: 0, dropped: 0 };
