@@ -74,7 +74,7 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
   const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
   const listed = ownOrders(input.openOrders, input.pair, input.instance);
   const vanished = vanishedOrders(listed, input.depth, input.ordersReceivedAtMs, input.bookAsOfMs);
-  const own = listed.filter((o) => !vanished.includes(o));
+  const own = vanished.length === 0 ? listed : listed.filter((o) => !vanished.includes(o));
   const sources = sourceStatuses(input.sources, input.nowMs);
   const staleSources = DATA_SOURCES.filter((s) => sources[s].stale);
   return deepFreeze({
@@ -83,10 +83,7 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
     takenAtMs: input.nowMs,
     book,
     grouped: input.grouped === undefined ? undefined : groupedView(input.grouped),
-    level3:
-      input.level3 === undefined
-        ? undefined
-        : level3View(input.level3, new Set(own.map((o) => o.txid))),
+    level3: input.level3 === undefined ? undefined : level3For(input.level3, own),
     bestBid: bestBid?.price,
     bestAsk: bestAsk?.price,
     mid,
@@ -163,6 +160,26 @@ export function groupedView(result: GroupedBookResult): GroupedBookView {
   return view;
 }
 
+/**
+ * Level3 views by answer and by our order list: both change every few polls, not every tick (the
+ * list is one array while no order of it has vanished).
+ */
+const LEVEL3 = new WeakMap<Level3Result, WeakMap<readonly OwnOrder[], Level3View>>();
+
+function level3For(result: Level3Result, own: readonly OwnOrder[]): Level3View {
+  let byOwn = LEVEL3.get(result);
+  if (byOwn === undefined) {
+    byOwn = new WeakMap();
+    LEVEL3.set(result, byOwn);
+  }
+  let view = byOwn.get(own);
+  if (view === undefined) {
+    view = deepFreeze(level3View(result, new Set(own.map((o) => o.txid))));
+    byOwn.set(own, view);
+  }
+  return view;
+}
+
 export function level3View(result: Level3Result, ownTxids: ReadonlySet<string>): Level3View {
   const order = (e: Level3Entry): Level3Order => ({
     price: dec(e.price),
@@ -202,12 +219,37 @@ export function orderInPair(order: Order, pair: PairInfo): boolean {
   return name === pair.altname || name === pair.id;
 }
 
+/**
+ * Each OpenOrders answer's orders by pair and instance: an answer comes every few seconds and a
+ * snapshot is built at every Depth answer, so most snapshots share the parsed, frozen list.
+ */
+const OWN = new WeakMap<Readonly<Record<string, Order>>, Map<string, readonly OwnOrder[]>>();
+
 export function ownOrders(
   open: Readonly<Record<string, Order>> | undefined,
   pair: PairInfo,
   instance: number,
-): OwnOrder[] {
+): readonly OwnOrder[] {
   if (open === undefined) return [];
+  let byPair = OWN.get(open);
+  if (byPair === undefined) {
+    byPair = new Map();
+    OWN.set(open, byPair);
+  }
+  const key = `${pair.id}|${instance}`;
+  let orders = byPair.get(key);
+  if (orders === undefined) {
+    orders = deepFreeze(parseOwnOrders(open, pair, instance));
+    byPair.set(key, orders);
+  }
+  return orders;
+}
+
+function parseOwnOrders(
+  open: Readonly<Record<string, Order>>,
+  pair: PairInfo,
+  instance: number,
+): OwnOrder[] {
   const out: OwnOrder[] = [];
   for (const [txid, o] of Object.entries(open)) {
     if (!orderInPair(o, pair)) continue;
@@ -255,10 +297,23 @@ export function vanishedOrders(
 }
 
 const ZERO = new Decimal(0);
+const NO_BALANCE: AssetBalance = Object.freeze({ total: ZERO, available: ZERO });
+
+/** Each BalanceEx entry's figures: an answer comes every few seconds, a snapshot at every tick. */
+const BALANCES = new WeakMap<BalanceExEntry, AssetBalance>();
 
 /** The spec: available = balance + credit - credit_used - hold_trade. */
 export function assetBalance(entry: BalanceExEntry | undefined): AssetBalance {
-  if (entry === undefined) return { total: ZERO, available: ZERO };
+  if (entry === undefined) return NO_BALANCE;
+  let figures = BALANCES.get(entry);
+  if (figures === undefined) {
+    figures = Object.freeze(balanceOf(entry));
+    BALANCES.set(entry, figures);
+  }
+  return figures;
+}
+
+function balanceOf(entry: BalanceExEntry): AssetBalance {
   const total = dec(entry.balance);
   const available = total
     .plus(dec(entry.credit ?? '0'))

@@ -309,6 +309,43 @@ describe('snapshot builder: staleness and immutability', () => {
     assert.equal(third.book.asks[0], first.book.asks[0]);
     assert.ok(Object.isFrozen(third.book.bids[1]));
   });
+
+  it('parses an OpenOrders, BalanceEx or Level3 answer once for the ticks that reuse it', () => {
+    const mine = encodeUserref(5, { side: 'buy', level: 0 }, 1);
+    const open = {
+      'O-BTC': order({ side: 'buy', price: '100', userref: mine }),
+      'O-ETH': order({ pair: 'ETHUSD', side: 'buy', price: '10', userref: mine }),
+    };
+    const balances = {
+      XXBT: { balance: '1', hold_trade: '0' },
+      ZUSD: { balance: '5', hold_trade: '1' },
+    };
+    const level3 = {
+      pair: 'XBTUSD',
+      bids: [{ price: '100', qty: '1', order_id: 'O-BTC', timestamp: 1n }],
+      asks: [],
+    };
+    const book = depth([['100', '1']], [['101', '1']]);
+    const at = (seq: number, pair = input().pair) =>
+      buildSnapshot(input({ pair, seq, depth: book, openOrders: open, balances, level3 }));
+    const [first, second] = [at(1), at(2)];
+    assert.equal(second.openOrders, first.openOrders, 'one parsed order list');
+    assert.equal(second.inventory.base, first.inventory.base, 'one parsed balance');
+    assert.equal(second.level3, first.level3, 'one Level3 view');
+    assert.equal(first.level3?.bids[0]?.own, true);
+    assert.ok(Object.isFrozen(first.openOrders) && Object.isFrozen(first.openOrders[0]));
+    // Another pair from the same answer has its own list, and an answer that changed is read.
+    assert.deepEqual(
+      at(3, ETHUSD).openOrders.map((o) => o.txid),
+      ['O-ETH'],
+    );
+    const moved = { ...open, 'O-BTC': order({ side: 'buy', price: '99', userref: mine }) };
+    const after = buildSnapshot(
+      input({ seq: 4, depth: book, openOrders: moved, balances, level3 }),
+    );
+    assert.equal(after.openOrders[0]?.price.toFixed(), '99');
+    assert.equal(first.openOrders[0]?.price.toFixed(), '100');
+  });
 });
 
 describe('trading mode', () => {
