@@ -5,6 +5,7 @@
  * and read what the simulator holds.
  */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
@@ -214,4 +215,21 @@ export async function assertBookMatchesTracker(
   const rejections = await h.simRejections();
   assert.equal(rejections['EOrder:Rate limit exceeded'] ?? 0, 0);
   return { open: open.length, closed: closed.length };
+}
+
+/**
+ * A harness and an executor for a suite (a describe block): started before its tests, closed
+ * after them.
+ */
+export function executorSuite(
+  overrides: Partial<ExecutorConfig> = {},
+  harness: { tier?: Tier } = {},
+): { h: ExecHarness; executor: Executor; registry: Registry } {
+  const suite = {} as { h: ExecHarness; executor: Executor; registry: Registry };
+  before(async () => {
+    suite.h = await startExecHarness(harness);
+    ({ executor: suite.executor, registry: suite.registry } = await suite.h.executor(overrides));
+  });
+  after(() => suite.h.close());
+  return suite;
 }

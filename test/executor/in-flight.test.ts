@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { Redis } from 'ioredis';
-import type { Tier } from '../../src/exchange/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
-import { RatecountStore, type Executor, type ExecutorConfig } from '../../src/executor/index.js';
+import { RatecountStore, type Executor } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
 import type { UnpublishedIntent } from '../../src/bus/index.js';
-import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+import { executorSuite, intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
 
 const BTC = 'XXBTZUSD';
 const SLOTS = ['bid:0', 'bid:1', 'ask:0', 'ask:1'] as const;
@@ -25,17 +24,6 @@ async function metric(registry: Registry, name: string, labels: Record<string, s
   const m = await registry.getSingleMetric(name)?.get();
   const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
   return v?.value ?? 0;
-}
-
-/** A harness and an executor for a suite: started before its tests, closed after them. */
-function executorSuite(overrides: Partial<ExecutorConfig> = {}, harness: { tier?: Tier } = {}) {
-  const suite = {} as { h: ExecHarness; executor: Executor; registry: Registry };
-  before(async () => {
-    suite.h = await startExecHarness(harness);
-    ({ executor: suite.executor, registry: suite.registry } = await suite.h.executor(overrides));
-  });
-  after(() => suite.h.close());
-  return suite;
 }
 
 /** Places the first bid and waits until the executor tracks it open. */

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { encodeUserref, parseSlotKey } from '../../src/core/index.js';
-import type { Executor } from '../../src/executor/index.js';
 import {
   FRESH_SNAPSHOT_MS,
   IDLE_SNAPSHOT_MS,
@@ -9,7 +8,7 @@ import {
   WAKE_CLEARANCE_MS,
   syncStartsNow,
 } from '../../src/executor/sync-timing.js';
-import { startExecHarness, until, type ExecHarness } from './harness.js';
+import { executorSuite, until } from './harness.js';
 
 const NOW = 1_000_000;
 const due = { nowMs: NOW, dueSinceMs: NOW - 100 };
@@ -58,15 +57,10 @@ void describe('syncStartsNow', () => {
 });
 
 void describe('the periodic full sync', () => {
-  let h: ExecHarness;
-  let executor: Executor;
-  before(async () => {
-    h = await startExecHarness();
-    ({ executor } = await h.executor({ reconcile_interval_ms: 5_000 }));
-  });
-  after(() => h.close());
+  const suite = executorSuite({ reconcile_interval_ms: 5_000 });
 
   void it('runs when due on an idle pair: an order of ours it had no record of is adopted', async () => {
+    const { h, executor } = suite;
     // Placed behind the executor's back with our userref, as a record lost in a crash leaves it.
     const userref = encodeUserref(1, parseSlotKey('bid:0'), 7);
     await h.sim.client({ key: h.key }).addOrder({
