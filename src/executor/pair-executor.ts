@@ -251,19 +251,19 @@ export class PairExecutor {
 
   /**
    * Starts the periodic full sync if it is due and the moment is quiet (sync-timing.ts): checked
-   * when it comes due and after every drain; a timer makes sure it waits no longer than the bound.
+   * when it comes due and after every step of the pair; a timer makes sure it waits no longer than the bound.
    */
   #syncIfQuiet(): void {
     const dueSinceMs = this.#syncDueSinceMs;
     if (dueSinceMs === undefined || this.#stopped) return;
     const nowMs = this.ctx.now();
-    const now = syncStartsNow({
+    const start = syncStartsNow({
       nowMs,
       dueSinceMs,
       nextWakeMs: this.#wakeDueMs,
       newestSnapshotAtMs: this.#newestSnapshotAtMs,
     });
-    if (!now) {
+    if (!start) {
       if (this.#syncDeferTimer === undefined) {
         this.#syncDeferTimer = setTimeout(
           () => {
@@ -302,6 +302,8 @@ export class PairExecutor {
         return undefined;
       } finally {
         this.#stepStartedAtMs = undefined;
+        // A due periodic sync goes behind the step that found the moment quiet.
+        this.#syncIfQuiet();
       }
     });
     this.#chain = run.catch(() => undefined);
@@ -336,14 +338,6 @@ export class PairExecutor {
   }
 
   async #drain(): Promise<DrainStats> {
-    try {
-      return await this.#drainOnce();
-    } finally {
-      this.#syncIfQuiet();
-    }
-  }
-
-  async #drainOnce(): Promise<DrainStats> {
     const ctx = this.ctx;
     const { bus, ratecount, metrics, config, limits } = ctx.deps;
     const none: DrainStats = { sent: 0, deferred: 0, dropped: 0 };

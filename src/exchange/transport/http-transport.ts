@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import {
   ConnectError,
   ConnectionLostError,
@@ -49,19 +49,18 @@ export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
  * every failure to a TransportError that says whether the exchange may have seen the request.
  * Statuses are returned, not judged: each exchange family has its own error bodies.
  *
- * Requests go straight to the origin's undici Pool with a handler of our own that gathers the
- * body as it comes, rather than through Agent.request(): that path adds an agent layer, a body
- * stream and a promise wrapper per call, about a quarter of the time from a signed order to its
+ * Requests are dispatched with a handler of our own that gathers the body as it comes, rather
+ * than through Agent.request(): that path adds a request handler, a body stream and a promise
+ * wrapper per call, about a quarter of the time from a signed order to its
  * bytes on the socket (docs/executor.md, "The transport").
  */
 export class HttpTransport {
-  readonly #pools = new Map<string, Pool>();
-  readonly #poolOptions: Pool.Options;
+  readonly #agent: Agent;
   readonly #userAgent: string;
 
   constructor(options: TransportOptions = {}) {
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-    this.#poolOptions = {
+    this.#agent = new Agent({
       connect: { timeout: options.connectTimeoutMs ?? 5_000 },
       headersTimeout: options.headersTimeoutMs ?? 10_000,
       bodyTimeout: options.bodyTimeoutMs ?? 10_000,
@@ -69,7 +68,7 @@ export class HttpTransport {
       keepAliveMaxTimeout: 60_000,
       connections: options.connectionsPerOrigin ?? 8,
       pipelining: 1,
-    };
+    });
   }
 
   send(req: HttpRequest): Promise<HttpResponse> {
@@ -87,8 +86,9 @@ export class HttpTransport {
         return;
       }
       const handler = new ResponseGatherer(req, resolve, reject);
-      this.#pool(url.origin).dispatch(
+      this.#agent.dispatch(
         {
+          origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: req.method,
           headers: { 'user-agent': this.#userAgent, ...req.headers },
@@ -100,18 +100,7 @@ export class HttpTransport {
   }
 
   async close(): Promise<void> {
-    const pools = [...this.#pools.values()];
-    this.#pools.clear();
-    await Promise.all(pools.map((p) => p.close()));
-  }
-
-  #pool(origin: string): Pool {
-    let pool = this.#pools.get(origin);
-    if (pool === undefined) {
-      pool = new Pool(origin, this.#poolOptions);
-      this.#pools.set(origin, pool);
-    }
-    return pool;
+    await this.#agent.close();
   }
 }
 
