@@ -220,6 +220,7 @@ export class Runner {
     const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
     let outcome: TickOutcome;
     let drafts: IntentDraft[];
+    let observe: (() => void) | undefined;
     if (snapshot.stale) {
       outcome = 'stale';
       drafts = pullAll(live, 'pulled:stale');
@@ -227,24 +228,42 @@ export class Runner {
       const quoted = this.#quote(loop, snapshot, live);
       outcome = quoted.outcome;
       drafts = quoted.drafts;
+      observe = quoted.observe;
     }
-    const moded = applyMode(drafts, snapshot.mode);
-    const fresh = this.#unsent(loop, moded.kept);
-    const counts = {
-      suppressedByMode: moded.suppressed,
-      unchanged: moded.kept.length - fresh.length,
-    };
-    if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
-    const seen = depthSeenOf(snapshot);
-    const result = await this.#opts.sink.publish(fresh.map((d) => this.#intent(d, snapshot, seen)));
-    return { ...base, ...counts, outcome, intents: result.published, coalesced: result.coalesced };
+    try {
+      const moded = applyMode(drafts, snapshot.mode);
+      const fresh = this.#unsent(loop, moded.kept);
+      const counts = {
+        suppressedByMode: moded.suppressed,
+        unchanged: moded.kept.length - fresh.length,
+      };
+      if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
+      const seen = depthSeenOf(snapshot);
+      const result = await this.#opts.sink.publish(
+        fresh.map((d) => this.#intent(d, snapshot, seen)),
+      );
+      return {
+        ...base,
+        ...counts,
+        outcome,
+        intents: result.published,
+        coalesced: result.coalesced,
+      };
+    } finally {
+      observe?.();
+    }
   }
 
+  /**
+   * The strategy's quotes as drafts. Its metrics (compute time, quoted prices) are returned to be
+   * observed once the intents are published: an executor in this process sends them before the
+   * publish resolves, and a tick's way to the wire is all the work done before the write.
+   */
   #quote(
     loop: PairLoop,
     snapshot: MarketSnapshot,
     live: readonly OwnOrder[],
-  ): { outcome: TickOutcome; drafts: IntentDraft[] } {
+  ): { outcome: TickOutcome; drafts: IntentDraft[]; observe?: () => void } {
     const { strategy } = loop;
     const { config, metrics } = this.#opts;
     const labels = { strategy: strategy.plugin.name, pair: strategy.pair.altname };
@@ -253,18 +272,21 @@ export class Runner {
     try {
       result = strategy.plugin.quote(snapshot, strategy.state, strategy.context);
     } catch (err) {
+      metrics?.computeSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       metrics?.strategyErrors.inc(labels);
       loop.log.error({ err }, 'strategy quote() threw; pulling its quotes');
       return { outcome: 'error', drafts: pullAll(live, 'pulled:strategy-error') };
-    } finally {
-      metrics?.computeSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (result.state !== undefined) strategy.state = result.state;
     const rounded = roundQuotes(result.quotes, strategy.pair);
+    const observe = (): void => {
+      metrics?.computeSeconds.observe(labels, seconds);
+      metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
+    };
     for (const { reason } of rounded.dropped) {
       metrics?.droppedQuotes.inc({ pair: strategy.pair.altname, reason });
     }
-    metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
     const refused = this.#opts.quoteGate?.(strategy.pair, rounded.accepted, snapshot);
     if (refused !== undefined) {
       metrics?.droppedQuotes.inc(
@@ -273,7 +295,7 @@ export class Runner {
       );
       loop.log.error({ reason: refused }, 'quotes refused by the risk limits: none is sent');
       this.#opts.onRefused?.(strategy.pair, refused);
-      return { outcome: 'refused', drafts: [] };
+      return { outcome: 'refused', drafts: [], observe };
     }
     const drafts = diffQuotes({
       desired: rounded.accepted,
@@ -285,7 +307,7 @@ export class Runner {
         maxAgeMs: config.max_order_age_ms,
       },
     });
-    return { outcome: 'quoted', drafts };
+    return { outcome: 'quoted', drafts, observe };
   }
 
   /** Drops drafts identical to one published for the slot less than republish_after_ms ago. */
@@ -406,7 +428,8 @@ function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
     if (levels.length === 0) return undefined;
     let prices = PRICES_SEEN.get(levels);
     if (prices === undefined) {
-      prices = levels.map(priceText);
+      // Frozen: the bus then checks the list once and shares it among the intents carrying it.
+      prices = Object.freeze(levels.map(priceText));
       PRICES_SEEN.set(levels, prices);
     }
     return { asOfMs, prices };

@@ -176,6 +176,29 @@ void describe('IntentBus', () => {
     assert.deepEqual(intents[1]?.depthSeen, { asOfMs: 1_800, prices: ['49990', '49980.5'] });
   });
 
+  void it('a frozen Depth price list is shared by the intents carrying it; any other is copied', async () => {
+    const frozen = Object.freeze(['49990', '49980.5']);
+    const loose = ['49990', '49980.5'];
+    const { published } = await bus.publish([
+      intent({ slot: 'bid:0', depthSeen: { asOfMs: 1, prices: frozen } }),
+      intent({ slot: 'bid:1', depthSeen: { asOfMs: 1, prices: frozen } }),
+      intent({ slot: 'bid:2', depthSeen: { asOfMs: 1, prices: loose } }),
+    ]);
+    assert.equal(published[0]?.depthSeen?.prices, frozen);
+    assert.equal(published[1]?.depthSeen?.prices, frozen);
+    assert.notEqual(published[2]?.depthSeen?.prices, loose);
+    loose[0] = 'changed after the check';
+    assert.deepEqual(published[2]?.depthSeen?.prices, ['49990', '49980.5']);
+    // A frozen list that failed its check is refused every time, not remembered as checked.
+    const bad = Object.freeze(['49990', 'x']);
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(
+        bus.publish([intent({ slot: 'bid:3', depthSeen: { asOfMs: 1, prices: bad } })]),
+        { field: 'intents[0].depthSeen.prices', message: /\[1\] must be a decimal string/ },
+      );
+    }
+  });
+
   void it('take returns intents past their deadline apart, as expired', async () => {
     await bus.publish([
       intent({ slot: 'bid:0', deadlineMs: 1_000 }),

@@ -170,6 +170,45 @@ describe('Runner', () => {
     );
   });
 
+  it('observes a tick’s quote metrics once its publish has settled, failed or not', async () => {
+    const { runner, sink, registry } = setup(twoSided);
+    const computed = async (): Promise<number> => {
+      const metric = (await registry.getMetricsAsJSON()).find(
+        (m) => m.name === 'makerd_strategy_compute_seconds',
+      );
+      const values = (metric?.values ?? []) as { metricName?: string; value: number }[];
+      return values.find((v) => v.metricName?.endsWith('_count') === true)?.value ?? 0;
+    };
+    // The executor in this process sends the intents while the publish is under way; the
+    // metrics wait, off that path.
+    let release: () => void = () => undefined;
+    const publish = sink.publish.bind(sink);
+    sink.publish = async (intents) => {
+      const out = publish(intents);
+      await new Promise<void>((resolve) => (release = resolve));
+      return out;
+    };
+    const tick = runner.tick(PAIR.id);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sink.published.length, 2);
+    assert.equal(await computed(), 0);
+    assert.equal(await counter(registry, 'makerd_quote_price', { side: 'buy' }), 0);
+    release();
+    await tick;
+    assert.equal(await computed(), 1);
+    assert.equal(await counter(registry, 'makerd_quote_price', { side: 'buy' }), 99.8);
+
+    // A publish that fails still leaves the tick's metrics observed.
+    const moved = [
+      { side: 'buy' as const, level: 0, price: dec('98.84'), volume: dec('0.01') },
+      { side: 'sell' as const, level: 0, price: dec('101.16'), volume: dec('0.01') },
+    ];
+    const { runner: second, sink: failing, registry: reg2 } = setup(() => moved);
+    failing.publish = () => Promise.reject(new Error('bus down'));
+    await assert.rejects(second.tick(PAIR.id), /bus down/);
+    assert.equal(await counter(reg2, 'makerd_quote_price', { side: 'sell' }), 101.2);
+  });
+
   it('turns desired quotes into place intents with pair, slot, deadline and snapshot', async () => {
     const { runner, sink, clock, registry } = setup(twoSided);
     const report = await runner.tick(PAIR.id);
