@@ -190,6 +190,8 @@ export function missingFromDepth(
 ): boolean {
   const deepest = levels[levels.length - 1];
   if (deepest === undefined) return false;
+  // The usual answer (our order is listed, in the same wire text) without parsing any number.
+  if (levels.includes(price)) return false;
   const p = dec(price);
   const within = side === 'buy' ? p.gte(dec(deepest)) : p.lte(dec(deepest));
   return within && !levels.some((l) => sameAmount(l, price));

@@ -23,6 +23,7 @@ void describe('missingFromDepth', () => {
   });
 
   void it('is false for a level shown, however written, or beyond the deepest level', () => {
+    assert.equal(missingFromDepth(bids, '49007.0', 'buy'), false);
     assert.equal(missingFromDepth(bids, '49007', 'buy'), false);
     assert.equal(missingFromDepth(bids, '48989.9', 'buy'), false);
     assert.equal(missingFromDepth(asks, '51000.5', 'sell'), false);
