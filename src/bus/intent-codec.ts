@@ -112,12 +112,17 @@ const SCALARS: Record<
 };
 const GENERATION = intIn(1, Number.MAX_SAFE_INTEGER);
 
-function checkFields(
-  value: Fields,
-  checks: Record<string, Check>,
-  path: string,
-): Problem | undefined {
-  for (const [name, check] of Object.entries(checks)) {
+/** Each rule set as a list, made once: every intent published or read back is checked. */
+type Checks = readonly (readonly [string, Check])[];
+const SCALAR_CHECKS: Checks = Object.entries(SCALARS);
+const NESTED: readonly (readonly [string, Checks, readonly IntentAction[]])[] = [
+  ['desired', Object.entries(DESIRED), ['place', 'amend']],
+  ['target', Object.entries(TARGET), ['amend', 'cancel']],
+  ['depthSeen', Object.entries(DEPTH_SEEN), []],
+];
+
+function checkFields(value: Fields, checks: Checks, path: string): Problem | undefined {
+  for (const [name, check] of checks) {
     const reason = check(value[name]);
     if (reason !== undefined) return { field: path + name, reason };
   }
@@ -126,21 +131,17 @@ function checkFields(
 
 function findProblem(value: unknown, withGeneration: boolean): Problem | undefined {
   if (!isFields(value)) return { field: '', reason: `must be an object, got ${show(value)}` };
-  const scalar = checkFields(value, SCALARS, '');
+  const scalar = checkFields(value, SCALAR_CHECKS, '');
   if (scalar !== undefined) return scalar;
   if (withGeneration) {
     const reason = GENERATION(value.generation);
     if (reason !== undefined) return { field: 'generation', reason };
   }
   const action = value.action as IntentAction;
-  for (const [name, checks, neededBy] of [
-    ['desired', DESIRED, ['place', 'amend']],
-    ['target', TARGET, ['amend', 'cancel']],
-    ['depthSeen', DEPTH_SEEN, []],
-  ] as const) {
+  for (const [name, checks, neededBy] of NESTED) {
     const nested = value[name];
     if (nested === undefined) {
-      if ((neededBy as readonly string[]).includes(action)) {
+      if (neededBy.includes(action)) {
         return { field: name, reason: `is required for action ${action}` };
       }
       continue;
@@ -152,16 +153,20 @@ function findProblem(value: unknown, withGeneration: boolean): Problem | undefin
   return undefined;
 }
 
-/** A fresh object holding exactly the known fields, so stray properties never travel on. */
-function build(v: Fields, generation: number): OrderIntent {
+/**
+ * A fresh object holding exactly the known fields, so stray properties never travel on; with the
+ * generation when one is given (an entry read back), without it for what is to be published.
+ */
+function build(v: Fields): UnpublishedIntent;
+function build(v: Fields, generation: number): OrderIntent;
+function build(v: Fields, generation?: number): UnpublishedIntent | OrderIntent {
   const d = v.desired as DesiredOrder | undefined;
   const t = v.target as IntentTarget | undefined;
   const seen = v.depthSeen as DepthSeen | undefined;
-  return {
+  const body: UnpublishedIntent = {
     instance: v.instance as number,
     pair: v.pair as string,
     slot: v.slot as string,
-    generation,
     action: v.action as IntentAction,
     desired:
       d === undefined
@@ -193,6 +198,7 @@ function build(v: Fields, generation: number): OrderIntent {
           },
         }),
   };
+  return generation === undefined ? body : { ...body, generation };
 }
 
 /** Checks publish() input; the first bad field is named as `intents[2].slot`. */
@@ -206,8 +212,7 @@ export function checkPublishInput(intents: unknown): UnpublishedIntent[] {
       const field = problem.field === '' ? `intents[${i}]` : `intents[${i}].${problem.field}`;
       throw new InvalidInputError(field, problem.reason);
     }
-    const { generation: _ignored, ...rest } = build(value as Fields, 0);
-    return rest;
+    return build(value as Fields);
   });
 }
 
@@ -218,8 +223,7 @@ export function checkPublishInput(intents: unknown): UnpublishedIntent[] {
  * numbers to 14 significant digits, and its output would no longer be what we checked).
  */
 export function encodeBody(intent: UnpublishedIntent): string {
-  const { generation: _none, ...body } = build(intent, 0);
-  return JSON.stringify(body);
+  return JSON.stringify(build(intent));
 }
 
 /** Parses and checks one register entry; `key`/`field` locate it in the error. */

@@ -176,6 +176,17 @@ void describe('IntentBus', () => {
     assert.deepEqual(intents[1]?.depthSeen, { asOfMs: 1_800, prices: ['49990', '49980.5'] });
   });
 
+  void it('publishes only the known fields: a stray one and a caller’s generation are dropped', async () => {
+    const input = { ...intent({ slot: 'bid:0' }), generation: 99, note: 'not for Redis' };
+    const { published } = await bus.publish([input]);
+    const { intents } = await bus.take(PAIR, Date.now());
+    assert.equal(intents.length, 1);
+    assert.notEqual(intents[0]?.generation, 99);
+    assert.equal(intents[0]?.generation, published[0]?.generation);
+    assert.equal('note' in (published[0] ?? {}), false);
+    assert.equal('note' in (intents[0] ?? {}), false);
+  });
+
   void it('a frozen Depth price list is shared by the intents carrying it; any other is copied', async () => {
     const frozen = Object.freeze(['49990', '49980.5']);
     const loose = ['49990', '49980.5'];
