@@ -110,6 +110,20 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
  */
 const BOOKS = new WeakMap<DepthBook, BookView>();
 const GROUPED = new WeakMap<GroupedBookResult, GroupedBookView>();
+
+/** The value cached for `key`, made (and kept) on first use. */
+function cached<K, V>(
+  cache: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
 /**
  * Levels by their text (price and volume), across answers: a new Depth answer repeats most levels
  * of the one before, and each is parsed once. Dropped whole when it grows past LEVELS_KEPT.
@@ -130,13 +144,10 @@ function levelOf(price: string, volume: string): PriceLevel {
 
 export function bookView(depth: DepthBook | undefined): BookView {
   if (depth === undefined) return { bids: [], asks: [] };
-  let view = BOOKS.get(depth);
-  if (view === undefined) {
+  return cached(BOOKS, depth, () => {
     const level = (l: { price: string; volume: string }): PriceLevel => levelOf(l.price, l.volume);
-    view = deepFreeze({ bids: depth.bids.map(level), asks: depth.asks.map(level) });
-    BOOKS.set(depth, view);
-  }
-  return view;
+    return deepFreeze({ bids: depth.bids.map(level), asks: depth.asks.map(level) });
+  });
 }
 
 /** Top-of-book price weighted by the opposite side's size: leans towards the thinner side. */
@@ -147,17 +158,14 @@ export function microprice(bid: PriceLevel, ask: PriceLevel): Decimal | undefine
 }
 
 export function groupedView(result: GroupedBookResult): GroupedBookView {
-  let view = GROUPED.get(result);
-  if (view === undefined) {
+  return cached(GROUPED, result, () => {
     const level = (l: { price: string; qty: string }): PriceLevel => levelOf(l.price, l.qty);
-    view = deepFreeze({
+    return deepFreeze({
       grouping: result.grouping,
       bids: result.bids.map(level),
       asks: result.asks.map(level),
     });
-    GROUPED.set(result, view);
-  }
-  return view;
+  });
 }
 
 /**
@@ -167,17 +175,8 @@ export function groupedView(result: GroupedBookResult): GroupedBookView {
 const LEVEL3 = new WeakMap<Level3Result, WeakMap<readonly OwnOrder[], Level3View>>();
 
 function level3For(result: Level3Result, own: readonly OwnOrder[]): Level3View {
-  let byOwn = LEVEL3.get(result);
-  if (byOwn === undefined) {
-    byOwn = new WeakMap();
-    LEVEL3.set(result, byOwn);
-  }
-  let view = byOwn.get(own);
-  if (view === undefined) {
-    view = deepFreeze(level3View(result, new Set(own.map((o) => o.txid))));
-    byOwn.set(own, view);
-  }
-  return view;
+  const byOwn = cached(LEVEL3, result, () => new WeakMap<readonly OwnOrder[], Level3View>());
+  return cached(byOwn, own, () => deepFreeze(level3View(result, new Set(own.map((o) => o.txid)))));
 }
 
 export function level3View(result: Level3Result, ownTxids: ReadonlySet<string>): Level3View {
@@ -231,18 +230,10 @@ export function ownOrders(
   instance: number,
 ): readonly OwnOrder[] {
   if (open === undefined) return [];
-  let byPair = OWN.get(open);
-  if (byPair === undefined) {
-    byPair = new Map();
-    OWN.set(open, byPair);
-  }
-  const key = `${pair.id}|${instance}`;
-  let orders = byPair.get(key);
-  if (orders === undefined) {
-    orders = deepFreeze(parseOwnOrders(open, pair, instance));
-    byPair.set(key, orders);
-  }
-  return orders;
+  const byPair = cached(OWN, open, () => new Map<string, readonly OwnOrder[]>());
+  return cached(byPair, `${pair.id}|${instance}`, () =>
+    deepFreeze(parseOwnOrders(open, pair, instance)),
+  );
 }
 
 function parseOwnOrders(
@@ -305,12 +296,7 @@ const BALANCES = new WeakMap<BalanceExEntry, AssetBalance>();
 /** The spec: available = balance + credit - credit_used - hold_trade. */
 export function assetBalance(entry: BalanceExEntry | undefined): AssetBalance {
   if (entry === undefined) return NO_BALANCE;
-  let figures = BALANCES.get(entry);
-  if (figures === undefined) {
-    figures = Object.freeze(balanceOf(entry));
-    BALANCES.set(entry, figures);
-  }
-  return figures;
+  return cached(BALANCES, entry, () => Object.freeze(balanceOf(entry)));
 }
 
 function balanceOf(entry: BalanceExEntry): AssetBalance {
