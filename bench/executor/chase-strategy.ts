@@ -20,6 +20,7 @@ import {
   type MarketSnapshot,
 } from '../../src/runner/strategy-api.js';
 import { instantiateStrategy } from '../../src/runner/strategy-loader.js';
+import { hrClock } from './sim-process.js';
 
 const options = Type.Object(
   {
@@ -82,7 +83,8 @@ export interface WantedQuote {
 /** The latest quotes the strategy asked for on one pair. */
 export interface Wanted {
   readonly snapshotSeq: number;
-  readonly snapshotAtMs: number;
+  /** When the snapshot was ready (built; the strategy was called): tick-to-wire starts there. */
+  readonly readyAtMs: number;
   /** slot key (`bid:0`) → quote. */
   readonly bySlot: ReadonlyMap<string, WantedQuote>;
 }
@@ -97,9 +99,15 @@ const silentStrategyLog = { info: (): void => undefined, warn: (): void => undef
 
 /**
  * The strategy for one pair, instantiated as the runner role does, wrapped so that each quote()
- * also records its output in `wanted`.
+ * also records its output in `wanted`, and how long its snapshot took to build (from the time it
+ * is stamped with to the call) in `builds`.
  */
-export function chaserFor(pair: PairInfo, levels: number, wanted: WantedBook): PairStrategy {
+export function chaserFor(
+  pair: PairInfo,
+  levels: number,
+  wanted: WantedBook,
+  builds: number[] = [],
+): PairStrategy {
   const made = instantiateStrategy(
     chase,
     { levels, order_size: ORDER_SIZE[pair.altname] ?? '0.01' },
@@ -109,8 +117,10 @@ export function chaserFor(pair: PairInfo, levels: number, wanted: WantedBook): P
   const plugin: typeof inner = {
     ...inner,
     quote(snapshot, state, ctx) {
+      const readyAtMs = hrClock.now();
+      builds.push(readyAtMs - snapshot.takenAtMs);
       const result = inner.quote(snapshot, state, ctx);
-      record(wanted, pair, snapshot, result.quotes);
+      record(wanted, pair, snapshot, readyAtMs, result.quotes);
       return result;
     },
   };
@@ -130,13 +140,14 @@ function record(
   wanted: WantedBook,
   pair: PairInfo,
   snapshot: MarketSnapshot,
+  readyAtMs: number,
   quotes: readonly DesiredQuote[],
 ): void {
   if (quotes.length === 0) return;
   let bySlot: Map<string, WantedQuote> | undefined;
   wanted.set(pair.id, {
     snapshotSeq: snapshot.seq,
-    snapshotAtMs: snapshot.takenAtMs,
+    readyAtMs,
     get bySlot() {
       if (bySlot === undefined) {
         bySlot = new Map();

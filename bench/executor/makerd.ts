@@ -87,6 +87,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     // A pass-through sink, to time the runner's publish (Redis) on the way to the executor.
     const published: number[] = [];
     const publishCall: number[] = [];
+    const builds: number[] = [];
     const sink: IntentSink = {
       publish: async (intents) => {
         const t0 = clock.now();
@@ -101,7 +102,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     const runner = new Runner({
       feed,
       sink,
-      strategies: pairs.map((p) => chaserFor(p, opts.levels, wanted)),
+      strategies: pairs.map((p) => chaserFor(p, opts.levels, wanted, builds)),
       config: runnerConfig,
       instance: INSTANCE,
       clock,
@@ -156,6 +157,8 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `executor intents by outcome: ${fmtMap(intents)}`,
       `executor ratecount points by action (its model): ${fmtMap(points)}; total ` +
         `${sum([...points.values()]).toFixed(1)} against ${pointsCharged.toFixed(1)} the simulator charged`,
+      `snapshot built (from the time it is stamped with to ready; before tick-to-wire starts): p50 ` +
+        `${fmtMs(percentiles(builds).p50)} ms, p99 ${fmtMs(percentiles(builds).p99)} ms`,
       `snapshot → intent published (runner + bus.publish): p50 ${fmtMs(percentiles(published).p50)} ms, ` +
         `p99 ${fmtMs(percentiles(published).p99)} ms; bus.publish call p50 ${fmtMs(percentiles(publishCall).p50)} ms`,
     );

@@ -72,7 +72,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
         slots.set(id, st);
       }
       if (st.txid !== undefined) {
-        const from = wanted.get(pair.id)?.snapshotAtMs ?? clock.now();
+        const from = wanted.get(pair.id)?.readyAtMs ?? clock.now();
         try {
           const txid = st.txid;
           await client.cancelOrder({ txid }, { onWritten: () => wire.push(clock.now() - from) });
@@ -99,7 +99,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
             oflags: quote.postOnly ? 'post,fciq' : 'fciq',
             userref,
           },
-          { onWritten: () => wire.push(clock.now() - want.snapshotAtMs) },
+          { onWritten: () => wire.push(clock.now() - want.readyAtMs) },
         );
         st.txid = res.result.txid?.[0];
       } catch (err) {

@@ -48,7 +48,7 @@ export interface OrderIntent {
   readonly createdAtMs: number;
   /** Not to be sent after this time (epoch ms); the order-entry call's `deadline` is at most this. */
   readonly deadlineMs: number;
-  /** The snapshot the intent came from, for tick-to-wire latency. */
+  /** The snapshot the intent came from, and when it was ready (built): tick-to-wire starts there. */
   readonly snapshotSeq: number;
   readonly snapshotAtMs: number;
   /**

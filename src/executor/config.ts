@@ -15,6 +15,13 @@ export const ExecutorConfig = Type.Object(
      * second covers clock differences).
      */
     deadline_ms: Type.Integer({ minimum: 2_500, maximum: 60_000, default: 3_000 }),
+    /**
+     * A call that waits for ratecount budget is planned this long before its due, as of the due,
+     * made ready (records, request) and held until the due, then signed and sent: it leaves
+     * within the signing and the write. The plan is that much older when it leaves (a publish
+     * meanwhile is planned after it); 0 plans at the due.
+     */
+    plan_ahead_ms: Type.Integer({ minimum: 0, maximum: 1_000, default: 2 }),
     /** Our own limit on waiting for an order-entry answer; past it the outcome is unknown. */
     request_timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
     /** Unknown outcomes are queried this long after the call's deadline. */

@@ -7,7 +7,7 @@ import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
 import type { PairContext } from './pair-context.js';
-import { planCalls, type Plan, type PlannedCall } from './plan/index.js';
+import { cancelsOnly, planCalls, type Plan, type PlannedCall } from './plan/index.js';
 import { OrderTracker } from './tracker/index.js';
 import { SYNC_DEFER_MAX_MS, syncStartsNow } from './sync-timing.js';
 import type { TrackedOrder } from './types.js';
@@ -19,12 +19,6 @@ import type { TrackedOrder } from './types.js';
 const HALT_SYNC_DELAY_MS = 2_500;
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
-/**
- * A budget wait's timer fires this early, and the last stretch is waited out on the event loop:
- * Node's timers round to whole milliseconds and fire late under load, which would add to every
- * call that waited for budget.
- */
-const WAKE_EARLY_MS = 2;
 /** How long an intent keeps the time its budget was due, for tick-to-wire. */
 const BUDGET_CREDIT_MS = 60_000;
 
@@ -47,9 +41,10 @@ export class PairExecutor {
   #resolveTimer: NodeJS.Timeout | undefined;
   #reconcileTimer: NodeJS.Timeout | undefined;
   #wakeTimer: NodeJS.Timeout | undefined;
-  #wakeSpin: NodeJS.Immediate | undefined;
   /** When the budget wake set by #wakeAt is due; undefined when none is set. */
   #wakeDueMs: number | undefined;
+  /** The due a budget wake fired ahead of: the next drain plans as of then (plan_ahead_ms). */
+  #planAheadMs: number | undefined;
   /** When the periodic full sync came due, until it starts (sync-timing.ts). */
   #syncDueSinceMs: number | undefined;
   #syncDeferTimer: NodeJS.Timeout | undefined;
@@ -227,25 +222,29 @@ export class PairExecutor {
     }
   }
 
-  /** Wakes at `atMs` exactly: a timer for most of the wait, the event loop for the rest. */
+  /**
+   * Drains for `atMs`: plan_ahead_ms before it, planned as of then, its calls made ready and held
+   * until then (#send). Node's timers round to whole milliseconds and fire late; the last stretch
+   * is waited out on the event loop, right before each call takes its nonce.
+   */
   #wakeAt(atMs: number): void {
     this.#clearWake();
     if (this.#stopped || !Number.isFinite(atMs)) return;
-    const spin = (): void => {
-      this.#wakeSpin = undefined;
-      if (this.#stopped) return;
-      if (this.ctx.now() >= atMs) void this.wake();
-      else this.#wakeSpin = setImmediate(spin);
-    };
-    this.#wakeTimer = setTimeout(spin, Math.max(0, atMs - this.ctx.now() - WAKE_EARLY_MS));
+    this.#wakeTimer = setTimeout(
+      () => {
+        this.#wakeTimer = undefined;
+        if (this.#stopped) return;
+        this.#planAheadMs = atMs;
+        void this.wake();
+      },
+      Math.max(0, atMs - this.ctx.now() - this.ctx.deps.config.plan_ahead_ms),
+    );
     this.#wakeDueMs = atMs;
   }
 
   #clearWake(): void {
     clearTimeout(this.#wakeTimer);
-    if (this.#wakeSpin !== undefined) clearImmediate(this.#wakeSpin);
     this.#wakeTimer = undefined;
-    this.#wakeSpin = undefined;
     this.#wakeDueMs = undefined;
   }
 
@@ -344,7 +343,11 @@ export class PairExecutor {
     ctx.assertHeld();
     this.#clearWake();
     const pair = ctx.id;
-    let now = ctx.now();
+    // A budget wake plans as of its due, a few ms off (plan_ahead_ms).
+    const ahead = this.#planAheadMs;
+    this.#planAheadMs = undefined;
+    const clock = (): number => Math.max(ctx.now(), ahead ?? 0);
+    let now = clock();
     if (now < ctx.pausedUntilMs) {
       this.#wakeAt(ctx.pausedUntilMs);
       return none;
@@ -366,7 +369,7 @@ export class PairExecutor {
       known ?? ratecount.level(pair, now),
     ]);
     if (pending.length === 0) return none;
-    now = ctx.now();
+    now = clock();
     const expired = pending.filter((i) => i.deadlineMs <= now);
     const fresh = pending.filter((i) => i.deadlineMs > now);
     // Retired in memory now, so the plan places their slots; written with the calls' records.
@@ -407,7 +410,7 @@ export class PairExecutor {
       // Cancels, edits and independent adds first; adds that replace a cancelled order after it.
       const first = plan.calls.filter((c) => !OrderCalls.replaces(c));
       const then = plan.calls.filter((c) => OrderCalls.replaces(c));
-      const launched = this.#send(first, decided, fast, vanished);
+      const launched = this.#send(first, decided, { fast, now, ahead, retired: vanished });
       const { reading, took, taken } = await decided;
       this.#tookFromRegister(picks, took);
       if (reading !== undefined && !reading.ok) {
@@ -436,7 +439,7 @@ export class PairExecutor {
         sent.unsent + then.filter((c) => !sendable.includes(c)).reduce((sum, c) => sum + c.cost, 0);
       if (thenSendable.length > 0) {
         await Promise.all(sent.answered);
-        refund += (await this.#send(thenSendable, decided, fast)).unsent;
+        refund += (await this.#send(thenSendable, decided, { fast, now: clock(), ahead })).unsent;
         await this.#giveBackOrphans(thenSendable);
       }
       if (refund > 0) await ctx.refund(refund);
@@ -452,7 +455,7 @@ export class PairExecutor {
           this.#budgetDue.set(key, { dueAt: due, sinceMs: now });
         }
         this.#wakeAt(Math.max(due, ctx.pausedUntilMs));
-      } else if (ctx.now() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
+      } else if (clock() < ctx.pausedUntilMs) this.#wakeAt(ctx.pausedUntilMs);
       // Points came back, or calls stopped because the register held newer intents than the plan
       // (a publish this process was not told of first): drain again, reading the register.
       else if (refund > 0 || sendable.length < plan.calls.length) void this.wake();
@@ -460,7 +463,7 @@ export class PairExecutor {
       ctx.publishOrderGauges();
       return { sent: count, deferred: plan.deferred.length, dropped: dropped.length };
     }
-    this.#wakeAt(ctx.now() + 100);
+    this.#wakeAt(clock() + 100);
     return { sent: 0, deferred: fresh.length, dropped: 0 };
   }
 
@@ -470,15 +473,22 @@ export class PairExecutor {
    * signed only once its records are written and `decided` says its plan holds; one stopped at
    * its gate gives its points back if they were reserved. Returns the points of calls never
    * prepared (nothing left to send: their replaced order's cancel failed; the lease is gone), and
-   * the answers to come.
+   * the answers to come. Calls planned ahead of a budget due wait for it in their lanes, before
+   * their nonce is taken; one that is no longer allowed then (a halt, cancel-only) is not sent.
    */
   async #send(
     calls: readonly PlannedCall[],
     decided: Promise<Decision>,
-    fast: boolean,
-    retired: readonly TrackedOrder[] = [],
+    how: {
+      readonly fast: boolean;
+      /** The drain's planning time (ahead of the clock when planned ahead). */
+      readonly now: number;
+      readonly ahead: number | undefined;
+      readonly retired?: readonly TrackedOrder[];
+    },
   ): Promise<{ unsent: number; answered: Promise<void>[] }> {
     const ctx = this.ctx;
+    const { fast, now, ahead, retired = [] } = how;
     if (calls.length === 0) return { unsent: 0, answered: [] };
     if (!ctx.deps.lease.held()) {
       return { unsent: calls.reduce((sum, c) => sum + c.cost, 0), answered: [] };
@@ -501,38 +511,50 @@ export class PairExecutor {
     const behind = fast && OrderTracker.journalsInOneScript(records);
     const journaled = ctx.journal(records, behind);
     const { metrics, log, lease } = ctx.deps;
+    const due = ahead === undefined ? undefined : until(ahead, () => ctx.now());
     const answered = ready.map((r) => {
-      const gate = decided.then(
-        async (d) => {
-          const held = d.reading === undefined || d.reading.ok;
-          if (behind) {
-            if (!lease.held()) throw new NotSentError('its pair lease is no longer held', true);
-          } else {
-            try {
-              await journaled;
-            } catch (err) {
-              throw new NotSentError('its records could not be written', held, err);
+      const allowedAtDue = (): void => {
+        if (due !== undefined && !isCancel(r.call) && cancelsOnly(ctx.mode())) {
+          throw new NotSentError(`the pair turned ${ctx.mode()} before its due`, true);
+        }
+      };
+      const gateOf = (): Promise<void> =>
+        decided.then(
+          async (d) => {
+            const held = d.reading === undefined || d.reading.ok;
+            if (behind) {
+              if (!lease.held()) throw new NotSentError('its pair lease is no longer held', true);
+            } else {
+              try {
+                await journaled;
+              } catch (err) {
+                throw new NotSentError('its records could not be written', held, err);
+              }
             }
-          }
-          if (!held) throw new NotSentError('its ratecount points were spent elsewhere', false);
-          if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
-            throw new NotSentError('its intent was replaced', true);
-          }
-          metrics.ratecountPoints.inc({ pair: ctx.label, action: r.call.kind }, r.call.cost);
-          for (const _ of intentsOf(r.call))
-            metrics.intents.inc({ pair: ctx.label, outcome: 'sent' });
-        },
-        (err: unknown) => {
-          // Redis failed the reserve or the take: whether the points were taken is not known, and
-          // our model keeping them is the safe side.
-          throw new NotSentError('its reserve could not be made', false, err);
-        },
-      );
-      // The client awaits the gate only once it has its nonce; a gate shut before then is not
-      // an unhandled rejection.
-      gate.catch(() => undefined);
-      const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i)));
-      const flight: Promise<void> = this.#lanes(() => r.send(freeAtMs, gate))
+            if (!held) throw new NotSentError('its ratecount points were spent elsewhere', false);
+            if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
+              throw new NotSentError('its intent was replaced', true);
+            }
+            allowedAtDue();
+            metrics.ratecountPoints.inc({ pair: ctx.label, action: r.call.kind }, r.call.cost);
+            for (const _ of intentsOf(r.call))
+              metrics.intents.inc({ pair: ctx.label, outcome: 'sent' });
+          },
+          (err: unknown) => {
+            // Redis failed the reserve or the take: whether the points were taken is not known, and
+            // our model keeping them is the safe side.
+            throw new NotSentError('its reserve could not be made', false, err);
+          },
+        );
+      const send = (): Promise<void> => {
+        const gate = gateOf();
+        // The client awaits the gate only once it has its nonce; a gate shut before then is not
+        // an unhandled rejection.
+        gate.catch(() => undefined);
+        return r.send(freeAtMs, gate);
+      };
+      const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i, now)));
+      const flight: Promise<void> = this.#lanes(() => (due === undefined ? send() : due.then(send)))
         .catch((err: unknown) => {
           log.error(
             { call: r.call.kind, err: errorMessage(err) },
@@ -611,10 +633,10 @@ export class PairExecutor {
    * last case is also the runner's: a quote it still wants, unchanged, is not published again
    * (republish_after_ms), so the newer snapshot asked for this intent too. 0 when it never waited.
    */
-  #creditOf(intent: OrderIntent): number {
+  #creditOf(intent: OrderIntent, now: number): number {
     const credit = this.#budgetDue.get(keyOf(intent));
     if (credit === undefined) return 0;
-    if (credit.dueAt <= this.ctx.now()) return credit.dueAt;
+    if (credit.dueAt <= now) return credit.dueAt;
     const freed = Math.max(
       this.ctx.budgetFreedAtMs,
       this.ctx.slotFreedAtMs.get(intent.slot) ?? 0,
@@ -738,6 +760,21 @@ interface Decision {
   readonly reading: RatecountReading | undefined;
   readonly took: readonly OrderIntent[];
   readonly taken: ReadonlySet<string>;
+}
+
+/** Resolves on the event loop once `now()` reaches `atMs` (timers would fire whole ms late). */
+function until(atMs: number, now: () => number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (now() >= atMs) resolve();
+      else setImmediate(check);
+    };
+    check();
+  });
+}
+
+function isCancel(call: PlannedCall): boolean {
+  return call.kind === 'CancelOrder' || call.kind === 'CancelOrderBatch';
 }
 
 function keyOf(i: OrderIntent): string {

@@ -165,7 +165,9 @@ export class Runner {
     const loop = this.#loop(pairId);
     loop.lastTickAtMs = this.#clock.now();
     const snapshot = this.#opts.feed.snapshot(pairId);
-    const report = await this.#tickWith(loop, snapshot);
+    // Tick-to-wire runs from here, the snapshot ready (built): its intents carry this moment.
+    const readyAtMs = this.#clock.now();
+    const report = await this.#tickWith(loop, snapshot, readyAtMs);
     this.#count(loop, report);
     for (const listener of this.#reports) listener(report);
     return report;
@@ -205,7 +207,11 @@ export class Runner {
     }
   }
 
-  async #tickWith(loop: PairLoop, snapshot: MarketSnapshot): Promise<TickReport> {
+  async #tickWith(
+    loop: PairLoop,
+    snapshot: MarketSnapshot,
+    readyAtMs: number,
+  ): Promise<TickReport> {
     const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq };
     if (snapshot.mode === 'halted' || snapshot.mode === 'maintenance') {
       return {
@@ -240,7 +246,7 @@ export class Runner {
       if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
       const seen = depthSeenOf(snapshot);
       const result = await this.#opts.sink.publish(
-        fresh.map((d) => this.#intent(d, snapshot, seen)),
+        fresh.map((d) => this.#intent(d, snapshot, seen, readyAtMs)),
       );
       return {
         ...base,
@@ -333,7 +339,12 @@ export class Runner {
     return out;
   }
 
-  #intent(draft: IntentDraft, snapshot: MarketSnapshot, seen: SidesSeen): UnpublishedIntent {
+  #intent(
+    draft: IntentDraft,
+    snapshot: MarketSnapshot,
+    seen: SidesSeen,
+    readyAtMs: number,
+  ): UnpublishedIntent {
     const now = this.#clock.now();
     const depthSeen = draft.action === 'cancel' ? undefined : seen[draft.slot.slice(0, 3)];
     return {
@@ -343,7 +354,7 @@ export class Runner {
       createdAtMs: now,
       deadlineMs: now + this.#opts.config.intent_ttl_ms,
       snapshotSeq: snapshot.seq,
-      snapshotAtMs: snapshot.takenAtMs,
+      snapshotAtMs: readyAtMs,
       ...(snapshot.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: snapshot.ordersAsOfMs }),
       // The executor checks its own order of the slot against the book we saw.
       ...(depthSeen === undefined ? {} : { depthSeen }),

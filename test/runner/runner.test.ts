@@ -229,6 +229,17 @@ describe('Runner', () => {
     assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
   });
 
+  it('dates its intents from the snapshot ready (built), where tick-to-wire starts', async () => {
+    const { runner, sink, feed, clock } = setup(twoSided);
+    // The feed stamps a snapshot with the time it starts building it.
+    feed.current = Object.freeze({ ...feed.current, takenAtMs: clock.now() - 3 });
+    await runner.tick(PAIR.id);
+    assert.deepEqual(
+      sink.published.map((i) => i.snapshotAtMs),
+      [clock.now(), clock.now()],
+    );
+  });
+
   it('places in a slot whose order Depth showed gone, and hands the executor the book it saw', async () => {
     const { runner, sink, feed, clock } = setup(twoSided);
     const gone = ownOrder('buy', 0, '99.5');

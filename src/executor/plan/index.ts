@@ -10,7 +10,7 @@ export type {
   PlannedCall,
   SlotWork,
 } from './types.js';
-export { planCalls } from './planner.js';
+export { cancelsOnly, planCalls } from './planner.js';
 export {
   addCost,
   addGroupCost,

@@ -41,6 +41,11 @@ const LIVE_STATES: ReadonlySet<OrderState> = new Set(['open', 'partially-filled'
 /** Modes in which only cancels are planned (src/executor/plan/types.ts, PlanInput.mode). */
 const CANCELS_ONLY = new Set<PlanInput['mode']>(['cancel_only', 'maintenance', 'halted']);
 
+/** Whether the mode lets only cancels through. */
+export function cancelsOnly(mode: PlanInput['mode']): boolean {
+  return CANCELS_ONLY.has(mode);
+}
+
 /** A place or amend that passed the drop rules and now competes for the budget. */
 interface Candidate {
   readonly intent: OrderIntent;
@@ -142,7 +147,7 @@ function classify(w: SlotWork, input: PlanInput): Classified {
   }
   // An amend whose order vanished (filled, cancelled) is planned as a placement: the runner asked
   // for that quote in this slot, and waiting for its next poll to say so again leaves it empty.
-  if (CANCELS_ONLY.has(input.mode)) return { drop: 'mode' };
+  if (cancelsOnly(input.mode)) return { drop: 'mode' };
   const desired = intent.desired;
   if (desired === undefined) {
     throw new InvalidInputError('intent.desired', `${intent.action} of ${intent.slot} has none`);
