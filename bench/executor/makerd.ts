@@ -181,6 +181,15 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `tick-to-wire after the first ${SETTLE_MS / 1000} s (the start-up burst of a full budget, on cold code, left out): ` +
         `n=${settled.length} p50 ${fmtMs(ps.p50)} ms p99 ${fmtMs(ps.p99)} ms`,
     );
+    const slowest = wires
+      .map((w, i) => ({ w, atS: ((wiredAt[i] ?? 0) - startedAt) / 1000 }))
+      .sort((a, b) => b.w.tickToWireMs - a.w.tickToWireMs)
+      .slice(0, 12);
+    details.push(
+      `slowest tick-to-wire samples (ms @ s into the run, action, from): ${slowest
+        .map(({ w, atS }) => `${fmtMs(w.tickToWireMs)} @ ${atS.toFixed(1)} ${w.action} ${w.from}`)
+        .join('; ')}`,
+    );
     for (const from of ['snapshot', 'budget'] as const) {
       const xs = wires.filter((w) => w.from === from).map((w) => w.tickToWireMs);
       const p = percentiles(xs);
