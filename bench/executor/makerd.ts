@@ -181,14 +181,17 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `tick-to-wire after the first ${SETTLE_MS / 1000} s (the start-up burst of a full budget, on cold code, left out): ` +
         `n=${settled.length} p50 ${fmtMs(ps.p50)} ms p99 ${fmtMs(ps.p99)} ms`,
     );
-    const slowest = wires
+    const timed = wires
       .map((w, i) => ({ w, atS: ((wiredAt[i] ?? 0) - startedAt) / 1000 }))
-      .sort((a, b) => b.w.tickToWireMs - a.w.tickToWireMs)
-      .slice(0, 12);
-    details.push(
-      `slowest tick-to-wire samples (ms @ s into the run, action, from): ${slowest
+      .sort((a, b) => b.w.tickToWireMs - a.w.tickToWireMs);
+    const slowest = (xs: typeof timed): string =>
+      xs
+        .slice(0, 12)
         .map(({ w, atS }) => `${fmtMs(w.tickToWireMs)} @ ${atS.toFixed(1)} ${w.action} ${w.from}`)
-        .join('; ')}`,
+        .join('; ');
+    details.push(
+      `slowest tick-to-wire samples (ms @ s into the run, action, from): ${slowest(timed)}`,
+      `slowest after the first ${SETTLE_MS / 1000} s: ${slowest(timed.filter((t) => t.atS * 1000 >= SETTLE_MS))}`,
     );
     for (const from of ['snapshot', 'budget'] as const) {
       const xs = wires.filter((w) => w.from === from).map((w) => w.tickToWireMs);
