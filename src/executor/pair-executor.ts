@@ -19,6 +19,14 @@ import type { TrackedOrder } from './types.js';
 const HALT_SYNC_DELAY_MS = 2_500;
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
+/**
+ * Calls held for a budget due have the client warm its signing this long before (SpotClient.warm):
+ * code run just before is in the CPU's caches, and the calls then leave sooner after the due
+ * (60 s pro runs: from the due, p50 0.70 against 0.98 ms, and 0.91 against 1.51 on a busy host).
+ * Long enough for a cold signature to finish first. A clock that counts whole milliseconds (the
+ * system clock) shows no moment that close: there, the signing is warmed in the last millisecond.
+ */
+const WARM_LEAD_MS = 0.4;
 /** How long an intent keeps the time its budget was due, for tick-to-wire. */
 const BUDGET_CREDIT_MS = 60_000;
 
@@ -511,7 +519,14 @@ export class PairExecutor {
     const behind = fast && OrderTracker.journalsInOneScript(records);
     const journaled = ctx.journal(records, behind);
     const { metrics, log, lease } = ctx.deps;
-    const due = ahead === undefined ? undefined : until(ahead, () => ctx.now());
+    const due =
+      ahead === undefined
+        ? undefined
+        : until(
+            ahead,
+            () => ctx.now(),
+            () => ctx.deps.client.warm(),
+          );
     const answered = ready.map((r) => {
       const allowedAtDue = (): void => {
         if (due !== undefined && !isCancel(r.call) && cancelsOnly(ctx.mode())) {
@@ -762,12 +777,24 @@ interface Decision {
   readonly taken: ReadonlySet<string>;
 }
 
-/** Resolves on the event loop once `now()` reaches `atMs` (timers would fire whole ms late). */
-function until(atMs: number, now: () => number): Promise<void> {
+/**
+ * Resolves on the event loop once `now()` reaches `atMs` (timers would fire whole ms late), having
+ * called `warm` once WARM_LEAD_MS before.
+ */
+function until(atMs: number, now: () => number, warm: () => void): Promise<void> {
+  let warmed = false;
   return new Promise((resolve) => {
     const check = (): void => {
-      if (now() >= atMs) resolve();
-      else setImmediate(check);
+      const t = now();
+      if (t >= atMs) {
+        resolve();
+        return;
+      }
+      if (!warmed && t >= atMs - (Number.isInteger(t) ? 1 : WARM_LEAD_MS)) {
+        warmed = true;
+        warm();
+      }
+      setImmediate(check);
     };
     check();
   });

@@ -465,6 +465,18 @@ void describe('futures and custody', () => {
   });
 });
 
+void describe('warm()', () => {
+  void it('signs nothing that is sent and takes no nonce', async () => {
+    const floor = Date.now() + 3_600_000;
+    const c = client({ nonceSource: new InProcessNonceSource({ floor }) });
+    c.warm();
+    c.warm();
+    assert.equal(ex.requests.length, 0, 'nothing crossed the wire');
+    await c.balance();
+    assert.equal(only('Balance').nonce, String(floor + 1), 'the first call has the first nonce');
+  });
+});
+
 void describe('server-side rejections come back typed, with the trace id', () => {
   void it('unknown key → InvalidKeyError', async () => {
     const c = client({ credentials: { apiKey: 'not-a-key', apiSecret: newSecret() } });

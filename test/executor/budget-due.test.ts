@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import { SpotClient } from '../../src/exchange/index.js';
 import type { Executor } from '../../src/executor/index.js';
 import { executorSuite, intentFor, until, type ExecHarness } from './harness.js';
 
@@ -53,10 +54,22 @@ void describe('Executor: a call waiting for budget is planned ahead of its due',
     void it('has its record written before the due, and is signed no earlier than it', async () => {
       const { h, executor } = suite;
       const signed: number[] = [];
+      const events: string[] = [];
       const onSigned = (m: unknown): void => {
-        if ((m as { endpoint?: string }).endpoint === 'AddOrder') signed.push(Date.now());
+        if ((m as { endpoint?: string }).endpoint !== 'AddOrder') return;
+        signed.push(Date.now());
+        events.push('signed');
       };
       signedChannel.subscribe(onSigned);
+      // The client's signing is warmed just before the due: seen through the prototype, as the
+      // harness builds the executor's client itself.
+      const warm = Object.getOwnPropertyDescriptor(SpotClient.prototype, 'warm');
+      const warmedAt: number[] = [];
+      SpotClient.prototype.warm = function (this: SpotClient) {
+        warmedAt.push(Date.now());
+        events.push('warmed');
+        (warm?.value as () => void).call(this);
+      };
       try {
         const { dueMs, readyAtMs, bookThen } = await bidMadeReady(h, executor);
         assert.equal(bookThen, 0, 'nothing on the book while the call waits for its due');
@@ -68,8 +81,15 @@ void describe('Executor: a call waiting for budget is planned ahead of its due',
         // The model counts whole milliseconds.
         const at = signed[0] as number;
         assert.ok(at >= Math.floor(dueMs), `signed ${at - dueMs} ms after the due`);
+        assert.deepEqual(events, ['warmed', 'signed']);
+        const warmedMs = warmedAt[0] as number;
+        assert.ok(
+          warmedMs >= Math.floor(dueMs) - 2,
+          `warmed ${dueMs - warmedMs} ms before the due`,
+        );
       } finally {
         signedChannel.unsubscribe(onSigned);
+        if (warm !== undefined) Object.defineProperty(SpotClient.prototype, 'warm', warm);
       }
       const rejections = await h.simRejections();
       assert.equal(rejections['EOrder:Rate limit exceeded'] ?? 0, 0);

@@ -94,6 +94,18 @@ interface Prepared {
   readonly body: string | undefined;
 }
 
+/** What warm() signs: the shape of an order entry's body, never sent. */
+const WARM_PATH = '/0/private/EditOrder';
+const WARM_BODY = {
+  nonce: 0,
+  txid: 'OWARM0-WARM0-WARM00',
+  pair: 'XXBTZUSD',
+  volume: '0.01',
+  price: '50000.0',
+  userref: 16_777_216,
+  deadline: '2026-01-01T00:00:00.000Z',
+};
+
 /**
  * One call from request object to typed result. Order of work matters: budget first, then the
  * nonce, then signing and sending at once (DESIGN.md §3.3: a nonce drawn early is overtaken).
@@ -221,6 +233,22 @@ export class CallPipeline {
       headers,
       body: ep.method === 'POST' && body !== '' ? body : undefined,
     };
+  }
+
+  /**
+   * Runs the private signing path on a throwaway body: no nonce is taken and nothing is sent or
+   * kept. For a caller that knows when its next private call goes (the executor, at a ratecount
+   * due): run just before, it leaves the code and the key in the CPU's caches, where signing
+   * takes a fraction of its cold time (here ~0.03 ms against ~0.13 ms after a few ms idle).
+   */
+  warm(): void {
+    const auth = this.#p.auth.private;
+    if (auth.credentials === undefined) return;
+    const body = encodeForm(WARM_BODY);
+    auth.signer.sign(
+      { method: 'POST', path: WARM_PATH, query: '', body, nonce: '0' },
+      auth.credentials,
+    );
   }
 
   #unwrap<Req, Res>(ep: Endpoint<Req, Res>, res: HttpResponse): Unwrapped {

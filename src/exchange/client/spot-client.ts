@@ -136,6 +136,11 @@ export class SpotClient {
     return this.#pipeline.call(endpoint, req, opts);
   }
 
+  /** Signs a throwaway body, nothing sent and no nonce taken, to warm the way (CallPipeline.warm). */
+  warm(): void {
+    this.#pipeline.warm();
+  }
+
   /** After fixing a rejected key: allow private calls again. */
   resetKeyGuard(): void {
     this.#keyGuard.reset();
