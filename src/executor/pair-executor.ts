@@ -10,6 +10,7 @@ import type { PairContext } from './pair-context.js';
 import { cancelsOnly, planCalls, type Plan, type PlannedCall } from './plan/index.js';
 import { OrderTracker } from './tracker/index.js';
 import { SYNC_DEFER_MAX_MS, syncStartsNow } from './sync-timing.js';
+import { until } from './due-wait.js';
 import type { TrackedOrder } from './types.js';
 
 /**
@@ -19,14 +20,6 @@ import type { TrackedOrder } from './types.js';
 const HALT_SYNC_DELAY_MS = 2_500;
 /** Plans are re-made at most this often when another process moved the ratecount meanwhile. */
 const MAX_REPLANS = 3;
-/**
- * Calls held for a budget due have the client warm its signing this long before (SpotClient.warm):
- * code run just before is in the CPU's caches, and the calls then leave sooner after the due
- * (60 s pro runs: from the due, p50 0.70 against 0.98 ms, and 0.91 against 1.51 on a busy host).
- * Long enough for a cold signature to finish first. A clock that counts whole milliseconds (the
- * system clock) shows no moment that close: there, the signing is warmed in the last millisecond.
- */
-const WARM_LEAD_MS = 0.4;
 /** How long an intent keeps the time its budget was due, for tick-to-wire. */
 const BUDGET_CREDIT_MS = 60_000;
 
@@ -775,29 +768,6 @@ interface Decision {
   readonly reading: RatecountReading | undefined;
   readonly took: readonly OrderIntent[];
   readonly taken: ReadonlySet<string>;
-}
-
-/**
- * Resolves on the event loop once `now()` reaches `atMs` (timers would fire whole ms late), having
- * called `warm` once WARM_LEAD_MS before.
- */
-function until(atMs: number, now: () => number, warm: () => void): Promise<void> {
-  let warmed = false;
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const t = now();
-      if (t >= atMs) {
-        resolve();
-        return;
-      }
-      if (!warmed && t >= atMs - (Number.isInteger(t) ? 1 : WARM_LEAD_MS)) {
-        warmed = true;
-        warm();
-      }
-      setImmediate(check);
-    };
-    check();
-  });
 }
 
 function isCancel(call: PlannedCall): boolean {

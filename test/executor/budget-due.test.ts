@@ -81,11 +81,11 @@ void describe('Executor: a call waiting for budget is planned ahead of its due',
         // The model counts whole milliseconds.
         const at = signed[0] as number;
         assert.ok(at >= Math.floor(dueMs), `signed ${at - dueMs} ms after the due`);
-        assert.deepEqual(events, ['warmed', 'signed']);
-        const warmedMs = warmedAt[0] as number;
+        // Warmed just before the due, unless a busy turn jumped past it (due-wait.test.ts).
         assert.ok(
-          warmedMs >= Math.floor(dueMs) - 2,
-          `warmed ${dueMs - warmedMs} ms before the due`,
+          events.join() === 'signed' ||
+            (events.join() === 'warmed,signed' && (warmedAt[0] as number) >= Math.floor(dueMs) - 2),
+          `${events.join()} (warmed ${dueMs - (warmedAt[0] ?? dueMs)} ms before the due)`,
         );
       } finally {
         signedChannel.unsubscribe(onSigned);
