@@ -521,11 +521,6 @@ export class PairExecutor {
             () => ctx.deps.client.warm(),
           );
     const answered = ready.map((r) => {
-      const allowedAtDue = (): void => {
-        if (due !== undefined && !isCancel(r.call) && cancelsOnly(ctx.mode())) {
-          throw new NotSentError(`the pair turned ${ctx.mode()} before its due`, true);
-        }
-      };
       const gateOf = (): Promise<void> =>
         decided.then(
           async (d) => {
@@ -543,7 +538,10 @@ export class PairExecutor {
             if (!intentsOf(r.call).every((i) => d.taken.has(keyOf(i)))) {
               throw new NotSentError('its intent was replaced', true);
             }
-            allowedAtDue();
+            // Built at the due for a call held until then: the mode may have changed meanwhile.
+            if (due !== undefined && !isCancel(r.call) && cancelsOnly(ctx.mode())) {
+              throw new NotSentError(`the pair turned ${ctx.mode()} before its due`, true);
+            }
             metrics.ratecountPoints.inc({ pair: ctx.label, action: r.call.kind }, r.call.cost);
             for (const _ of intentsOf(r.call))
               metrics.intents.inc({ pair: ctx.label, outcome: 'sent' });
