@@ -17,7 +17,9 @@
  * Flags: --seconds N (per run, default 300: the issue asks for several minutes), --tiers
  * starter,intermediate,pro (default all), --levels N (quotes per side, default 2), --contenders
  * makerd,naive (default both; makerd alone while tuning it), --pin on|off (default on: the
- * simulator on the last CPU, this process on the others, see support/cpu-pinning.ts). Needs Redis
+ * simulator on the last CPU, this process on the others, see support/cpu-pinning.ts), --order-entry
+ * direct|shared (makerd's order entry: written at once by DirectTransport, the default, or through
+ * undici like every other call, to compare the two). Needs Redis
  * at REDIS_URL (default redis://127.0.0.1:6379). All tiers, both contenders: about 32 minutes.
  */
 import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
@@ -25,7 +27,7 @@ import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
 import { runMakerd } from './executor/makerd.js';
 import { NAIVE_INTERVAL_MS, runNaive } from './executor/naive.js';
 import { NOTES, calls, table, verdict } from './executor/report.js';
-import type { RunOptions, RunResult } from './executor/result.js';
+import type { OrderEntry, RunOptions, RunResult } from './executor/result.js';
 import {
   REDIS_URL,
   SIM_SEED,
@@ -47,6 +49,7 @@ interface Args {
   readonly levels: number;
   readonly contenders: readonly Contender[];
   readonly pin: boolean;
+  readonly orderEntry: OrderEntry;
 }
 
 const CONTENDERS = { makerd: runMakerd, naive: runNaive } as const;
@@ -63,6 +66,7 @@ function parseArgs(argv: readonly string[]): Args {
   let levels = 2;
   let contenders: readonly Contender[] = ['makerd', 'naive'];
   let pin = true;
+  let orderEntry: OrderEntry = 'direct';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined];
@@ -98,15 +102,22 @@ function parseArgs(argv: readonly string[]): Args {
         pin = v === 'on';
         break;
       }
+      case '--order-entry': {
+        const v = value();
+        if (v !== 'direct' && v !== 'shared')
+          throw new Error(`--order-entry must be direct or shared, got ${v}`);
+        orderEntry = v;
+        break;
+      }
       default:
         throw new Error(
-          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b, --pin on|off`,
+          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b, --pin on|off, --order-entry direct|shared`,
         );
     }
   }
   if (tiers.length === 0) throw new Error('--tiers: name at least one tier');
   if (contenders.length === 0) throw new Error('--contenders: name at least one contender');
-  return { seconds, tiers, levels, contenders, pin };
+  return { seconds, tiers, levels, contenders, pin, orderEntry };
 }
 
 function positive(flag: string | undefined, v: string): number {
@@ -134,7 +145,8 @@ function describeSetup(args: Args, redis: RedisFacts, pinning: Pinning | string)
     `feed: Depth every ${marketConfig.polls.depth.interval_ms} ms per pair (public), OpenOrders/BalanceEx as ` +
       `planned for the tier; runner: price_tolerance_bps ${runnerConfig.price_tolerance_bps}, volume_tolerance ` +
       `${runnerConfig.volume_tolerance}, min_tick_interval_ms ${runnerConfig.min_tick_interval_ms}; executor: ` +
-      `defaults but max_calls_in_flight ${executorConfig.max_calls_in_flight} (headroom_points ${executorConfig.headroom_points}); naive: every ${NAIVE_INTERVAL_MS} ms`,
+      `defaults but max_calls_in_flight ${executorConfig.max_calls_in_flight} (headroom_points ${executorConfig.headroom_points}); ` +
+      `makerd's order entry ${args.orderEntry === 'direct' ? 'direct (written at once, DirectTransport)' : 'shared (undici)'}; naive: every ${NAIVE_INTERVAL_MS} ms`,
   );
   for (const tier of args.tiers) {
     const m = MATCHING_ENGINE[tier];
@@ -182,6 +194,7 @@ async function main(): Promise<void> {
       seconds: args.seconds,
       levels: args.levels,
       simCpus: typeof pinning === 'string' ? undefined : pinning.sim,
+      orderEntry: args.orderEntry,
     };
     for (const name of args.contenders) {
       const run = CONTENDERS[name];

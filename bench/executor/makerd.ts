@@ -55,6 +55,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const clientFor = (): SpotClient =>
     new SpotClient({
       baseUrl: sim.url,
+      orderEntry: opts.orderEntry,
       credentials: key,
       tier: opts.tier,
       restLimiter,

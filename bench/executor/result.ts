@@ -4,12 +4,16 @@ import type { SimFigures } from './setup.js';
 
 export type Contender = 'makerd' | 'naive';
 
+/** How makerd's client sends order entry (SpotClientOptions.orderEntry). */
+export type OrderEntry = 'direct' | 'shared';
+
 export interface RunOptions {
   readonly tier: Tier;
   readonly seconds: number;
   readonly levels: number;
   /** taskset CPU list for the simulator process; undefined leaves it unpinned. */
   readonly simCpus: string | undefined;
+  readonly orderEntry: OrderEntry;
 }
 
 /** Raw latency samples in ms. */

@@ -233,7 +233,7 @@ export class WireProbe {
         calls.map((c) => c.signedAt - c.startAt),
       )}`,
       `  ${line(
-        'request signed → written (transport; undici writes on an idle keep-alive socket in the next check phase)',
+        'request signed → written (transport: DirectTransport writes at once; undici, with --order-entry shared, in the next check phase)',
         calls.map((c) => c.writtenAt - c.signedAt),
       )}`,
       `  ${line(

@@ -126,6 +126,8 @@ export class Executor {
 
   /** Takes every free pair now, then keeps renewing and retrying in the background. */
   async start(): Promise<void> {
+    // Order entry's connections, made before the first order rather than on its way.
+    await this.#o.client.preconnect();
     await this.#tick();
     const every = Math.min(this.#o.config.lease_retry_ms, this.#o.config.lease_ttl_ms / 3);
     this.#timer = setInterval(() => {

@@ -4,6 +4,7 @@
  * the params the server decoded from it.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   CustodyProblemError,
@@ -16,6 +17,10 @@ import {
   PermissionDeniedError,
   type SpotClient,
 } from '../../src/index.js';
+import {
+  writtenChannel,
+  type WrittenMessage,
+} from '../../src/exchange/transport/direct-connection.js';
 import { clientFor, recordSigned } from '../support/client-for.js';
 import {
   newSecret,
@@ -141,6 +146,32 @@ void describe('form POST', () => {
       assert.equal(r.params?.nonce, r.nonce);
     } finally {
       signed.stop();
+    }
+  });
+
+  void it('order entry is written by the direct transport, reads by undici; `shared` sends both by undici', async () => {
+    const direct: string[] = [];
+    const pooled: string[] = [];
+    const onDirect = (m: unknown): void => void direct.push((m as WrittenMessage).endpoint);
+    const onPooled = (m: unknown): void =>
+      void pooled.push((m as { request: { path: string } }).request.path);
+    diagnostics.subscribe(writtenChannel.name, onDirect);
+    diagnostics.subscribe('undici:client:sendHeaders', onPooled);
+    try {
+      const c = client();
+      await c.addOrder(LIMIT_BUY);
+      await c.balance();
+      assert.deepEqual(direct, ['AddOrder']);
+      assert.deepEqual(pooled, ['/0/private/Balance']);
+      const shared = client({ orderEntry: 'shared' });
+      await shared.addOrder(LIMIT_BUY);
+      assert.deepEqual(direct, ['AddOrder'], 'nothing more on the direct transport');
+      assert.deepEqual(pooled, ['/0/private/Balance', '/0/private/AddOrder']);
+      assert.equal(ex.requestsFor('AddOrder').length, 2);
+      for (const r of ex.requestsFor('AddOrder')) assertAccepted(r);
+    } finally {
+      diagnostics.unsubscribe(writtenChannel.name, onDirect);
+      diagnostics.unsubscribe('undici:client:sendHeaders', onPooled);
     }
   });
 

@@ -4,6 +4,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import {
+  writtenChannel,
+  type WrittenMessage,
+} from '../../src/exchange/transport/direct-connection.js';
 import { RatecountStore, type Executor } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
 import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
@@ -116,11 +120,11 @@ void describe('Executor: the way to the wire', () => {
       seen.push({ what: 'redis', text: chunks.map((c) => String(c.chunk)).join('') });
       _writev.call(this, chunks, ...rest);
     };
-    const onHeaders = (m: unknown): void => {
-      const path = (m as { request?: { path?: string } }).request?.path ?? '';
-      if (path.endsWith('/EditOrder')) seen.push({ what: 'EditOrder', text: '' });
+    const onWritten = (m: unknown): void => {
+      if ((m as WrittenMessage).endpoint === 'EditOrder')
+        seen.push({ what: 'EditOrder', text: '' });
     };
-    diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
+    diagnostics.subscribe(writtenChannel.name, onWritten);
     // When the records are encoded: the journal is called once the request is written.
     const tracker = executor.tracker;
     const journal = tracker.journal.bind(tracker);
@@ -134,7 +138,7 @@ void describe('Executor: the way to the wire', () => {
         (await executor.tracker.live(BTC))[0]?.price === '49004' ? true : undefined,
       );
     } finally {
-      diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders);
+      diagnostics.unsubscribe(writtenChannel.name, onWritten);
       tracker.journal = journal;
       socket._write = _write;
       socket._writev = _writev;

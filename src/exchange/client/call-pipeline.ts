@@ -18,7 +18,7 @@ import { unwrapCustody, unwrapFutures, unwrapOtc, unwrapPay } from '../parse/fam
 import type { Credentials } from '../signing/credentials.js';
 import type { RequestSigner } from '../signing/signers.js';
 import { encodeForm, encodeJson } from '../transport/encode.js';
-import type { HttpResponse, HttpTransport } from '../transport/http-transport.js';
+import type { HttpResponse, Transport } from '../transport/types.js';
 import type { KeyGuard } from './key-guard.js';
 import {
   responseChannel,
@@ -78,7 +78,9 @@ export interface FamilyAuth {
 export interface PipelineParts {
   readonly urls: Readonly<Record<Family, string>>;
   readonly auth: Readonly<Record<Exclude<Family, 'public'>, FamilyAuth>>;
-  readonly transport: HttpTransport;
+  readonly transport: Transport;
+  /** Order entry's own transport (DirectTransport: written at once); default `transport`. */
+  readonly orderEntry?: Transport | undefined;
   readonly limiter: RestLimiter | undefined;
   readonly keyGuard: KeyGuard;
   readonly retry: RetryPolicy;
@@ -155,7 +157,9 @@ export class CallPipeline {
         }
       }
       const prepared = await this.#prepare(ep, req, opts);
-      const res = await this.#p.transport.send({
+      const transport =
+        ep.kind === 'order-entry' ? (this.#p.orderEntry ?? this.#p.transport) : this.#p.transport;
+      const res = await transport.send({
         ...prepared,
         endpoint: ep.name,
         signal: opts.signal,

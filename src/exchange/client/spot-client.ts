@@ -13,6 +13,7 @@ import {
   spotSigner,
   type RequestSigner,
 } from '../signing/signers.js';
+import { DirectTransport } from '../transport/direct-transport.js';
 import { HttpTransport, type TransportOptions } from '../transport/http-transport.js';
 import {
   CallPipeline,
@@ -39,6 +40,12 @@ export interface SpotClientOptions {
   readonly custodyNonceSource?: NonceSource;
   readonly clock?: Clock;
   readonly transport?: TransportOptions | HttpTransport;
+  /**
+   * How order entry (AddOrder, EditOrder, the cancels) goes out: `direct` (default) writes each
+   * order on its socket in the call that sends it, over connections kept warm (DirectTransport);
+   * `shared` sends it through `transport` like every other call.
+   */
+  readonly orderEntry?: 'direct' | 'shared';
   readonly retry?: Partial<RetryPolicy>;
   /** Points of the REST counter never used. */
   readonly restHeadroom?: number;
@@ -68,6 +75,8 @@ type Q<Ep> = Ep extends Endpoint<infer Req, infer _S> ? Req : never;
 export class SpotClient {
   readonly #pipeline: CallPipeline;
   readonly #transport: HttpTransport;
+  readonly #orderEntry: DirectTransport | undefined;
+  readonly #privateUrl: string;
   readonly #ownsTransport: boolean;
   readonly #keyGuard: KeyGuard;
   readonly #pairRules: PairRulesBook | undefined;
@@ -92,6 +101,11 @@ export class SpotClient {
       options.transport instanceof HttpTransport
         ? options.transport
         : new HttpTransport(options.transport);
+    this.#orderEntry =
+      options.orderEntry === 'shared'
+        ? undefined
+        : new DirectTransport(options.transport instanceof HttpTransport ? {} : options.transport);
+    this.#privateUrl = baseUrl;
     const urls: Record<Family, string> = {
       public: baseUrl,
       private: baseUrl,
@@ -118,6 +132,7 @@ export class SpotClient {
         },
       },
       transport: this.#transport,
+      orderEntry: this.#orderEntry,
       limiter: this.limiter,
       keyGuard: this.#keyGuard,
       retry: { retries: 3, baseDelayMs: 200, maxDelayMs: 5_000, ...options.retry },
@@ -147,7 +162,16 @@ export class SpotClient {
   }
 
   async close(): Promise<void> {
+    await this.#orderEntry?.close();
     if (this.#ownsTransport) await this.#transport.close();
+  }
+
+  /**
+   * Opens order entry's connections to the exchange now (they are kept warm from then on), so the
+   * first orders do not wait for them. Nothing is sent.
+   */
+  async preconnect(): Promise<void> {
+    await this.#orderEntry?.preconnect(this.#privateUrl);
   }
 
   // ---- public market data ----

@@ -5,44 +5,21 @@ import {
   RequestTimeoutError,
   TransportError,
 } from '../errors/index.js';
+import {
+  DEFAULT_USER_AGENT,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  type TransportOptions,
+} from './types.js';
 
-export interface TransportOptions {
-  /** Sent on every request; the exchange requires one. */
-  readonly userAgent?: string;
-  readonly connectTimeoutMs?: number;
-  /** Time to the response headers: past it the outcome of an order is unknown. */
-  readonly headersTimeoutMs?: number;
-  readonly bodyTimeoutMs?: number;
-  /** Kept below a typical server's idle timeout so a reused socket is rarely closed under us. */
-  readonly keepAliveTimeoutMs?: number;
-  readonly connectionsPerOrigin?: number;
-}
-
-export interface HttpRequest {
-  readonly method: 'GET' | 'POST';
-  readonly url: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string | undefined;
-  /** The spec's endpoint name, for errors and diagnostics. */
-  readonly endpoint: string;
-  readonly signal?: AbortSignal | undefined;
-  /** Read the body as bytes (binary downloads) rather than text. */
-  readonly binary?: boolean;
-  /** Called once the request, body included, has been written to the socket. */
-  readonly onWritten?: (() => void) | undefined;
-}
-
-export interface HttpResponse {
-  readonly status: number;
-  /** The body as text; empty for binary requests. */
-  readonly body: string;
-  /** The body as bytes, for binary requests only. */
-  readonly bytes: Uint8Array | undefined;
-  readonly traceId: string | undefined;
-  readonly contentType: string | undefined;
-}
-
-export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
+export {
+  DEFAULT_USER_AGENT,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  type TransportOptions,
+} from './types.js';
 
 /**
  * The one place that talks HTTP: a keep-alive pool per origin with explicit timeouts, mapping
@@ -54,7 +31,7 @@ export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
  * wrapper per call, about a quarter of the time from a signed order to its
  * bytes on the socket (docs/executor.md, "The transport").
  */
-export class HttpTransport {
+export class HttpTransport implements Transport {
   readonly #agent: Agent;
   readonly #userAgent: string;
 
