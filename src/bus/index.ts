@@ -8,7 +8,7 @@ export type {
   PublishResult,
   TakeResult,
 } from './intent-bus.js';
-export type { UnpublishedIntent } from './intent-codec.js';
+export { checkPublishInput, encodeBody, type UnpublishedIntent } from './intent-codec.js';
 export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';

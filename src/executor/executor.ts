@@ -28,6 +28,7 @@ import { PairContext, type WireSample } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
 import { RatecountStore } from './ratecount-store.js';
 import { OrderTracker } from './tracker/index.js';
+import { warmUp } from './warm-up.js';
 
 export interface ExecutorOptions {
   readonly client: SpotClient;
@@ -126,8 +127,9 @@ export class Executor {
 
   /** Takes every free pair now, then keeps renewing and retrying in the background. */
   async start(): Promise<void> {
-    // Order entry's connections, made before the first order rather than on its way.
-    await this.#o.client.preconnect();
+    // Order entry's connections, made before the first order rather than on its way: as many as
+    // the calls the pairs may have in flight together.
+    await this.#o.client.preconnect(this.#o.config.max_calls_in_flight * this.#pairs().length);
     await this.#tick();
     const every = Math.min(this.#o.config.lease_retry_ms, this.#o.config.lease_ttl_ms / 3);
     this.#timer = setInterval(() => {
@@ -254,6 +256,14 @@ export class Executor {
       holdWrites: () => holdWritesForTurn(o.redis),
       afterHold: (issue) => issueAfterHold(o.redis, issue),
       onWire: o.onWire,
+    });
+    warmUp({
+      pair,
+      instance: o.instance,
+      limits: this.#ratecount.limits,
+      config: o.config,
+      client: o.client,
+      nowMs: this.#clock.now(),
     });
     const pe = new PairExecutor(ctx);
     const worker = new Worker<IntentJobData>(

@@ -171,6 +171,21 @@ void describe('DirectTransport against an HTTP server', () => {
     assert.equal(connections, 2, 'no connection made on the way of a call');
   });
 
+  void it('keeps as many connections ready as asked: a burst of four is written at once', async () => {
+    const t = transport({ warmConnections: 2 });
+    await t.preconnect(base, 4);
+    await delay(20);
+    assert.equal(connections, 4, 'four connections made ahead');
+    const written: boolean[] = [];
+    const answers = [0, 1, 2, 3].map((i) => {
+      const p = t.send(post(base, '/0/private/AddOrder', { onWritten: () => (written[i] = true) }));
+      assert.equal(written[i], true, `call ${i} written within its send`);
+      return p;
+    });
+    await Promise.all(answers);
+    assert.equal(connections, 4, 'no connection made on the way');
+  });
+
   void it('queues calls beyond its connections and sends each once one is free', async () => {
     const t = transport({ connectionsPerOrigin: 1, warmConnections: 1 });
     const answers = await Promise.all(

@@ -167,11 +167,11 @@ export class SpotClient {
   }
 
   /**
-   * Opens order entry's connections to the exchange now (they are kept warm from then on), so the
-   * first orders do not wait for them. Nothing is sent.
+   * Opens order entry's connections to the exchange now and keeps `connections` of them ready from
+   * then on (default two), so orders do not wait for one to be made. Nothing is sent.
    */
-  async preconnect(): Promise<void> {
-    await this.#orderEntry?.preconnect(this.#privateUrl);
+  async preconnect(connections?: number): Promise<void> {
+    await this.#orderEntry?.preconnect(this.#privateUrl, connections);
   }
 
   // ---- public market data ----

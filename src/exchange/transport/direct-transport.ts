@@ -33,6 +33,8 @@ interface Pool {
   /** Requests waiting for a connection, oldest first. */
   readonly waiting: Exchange[];
   connecting: number;
+  /** Idle (or connecting) connections kept ready. */
+  warm: number;
 }
 
 /** How often idle connections are checked against their idle limit and the warm ones topped up. */
@@ -114,11 +116,17 @@ export class DirectTransport implements Transport {
     });
   }
 
-  /** Opens the warm connections to `url`'s origin now, and resolves once they are ready. */
-  async preconnect(url: string): Promise<void> {
+  /**
+   * Keeps `connections` (default warmConnections, at most connectionsPerOrigin) ready to `url`'s
+   * origin from now on, and resolves once they are open: as many as the calls that may go out at
+   * once, so a burst of them waits for none.
+   */
+  async preconnect(url: string, connections = this.#warm): Promise<void> {
     const target = this.#target(url);
     if (typeof target === 'string') throw new Error(target);
     const pool = this.#poolFor(target.origin);
+    pool.warm = Math.max(pool.warm, Math.min(connections, this.#maxConnections));
+    this.#keepWarm(pool);
     await Promise.all([...pool.all].map((c) => c.ready));
   }
 
@@ -169,7 +177,7 @@ export class DirectTransport implements Transport {
   #poolFor(origin: Origin): Pool {
     let pool = this.#pools.get(origin.key);
     if (pool === undefined) {
-      pool = { origin, idle: [], all: new Set(), waiting: [], connecting: 0 };
+      pool = { origin, idle: [], all: new Set(), waiting: [], connecting: 0, warm: this.#warm };
       this.#pools.set(origin.key, pool);
       this.#keepWarm(pool);
       if (this.#upkeep === undefined) {
@@ -211,7 +219,7 @@ export class DirectTransport implements Transport {
   #keepWarm(pool: Pool): void {
     while (
       !this.#closing &&
-      pool.idle.length + pool.connecting < this.#warm &&
+      pool.idle.length + pool.connecting < pool.warm &&
       pool.all.size < this.#maxConnections
     ) {
       this.#open(pool);
