@@ -22,14 +22,14 @@ export {
 } from './types.js';
 
 /**
- * The one place that talks HTTP: a keep-alive pool per origin with explicit timeouts, mapping
- * every failure to a TransportError that says whether the exchange may have seen the request.
- * Statuses are returned, not judged: each exchange family has its own error bodies.
+ * Every call but order entry (which has DirectTransport): undici's keep-alive pool per origin with
+ * explicit timeouts, mapping every failure to a TransportError that says whether the exchange may
+ * have seen the request. Statuses are returned, not judged: each exchange family has its own
+ * error bodies.
  *
  * Requests are dispatched with a handler of our own that gathers the body as it comes, rather
  * than through Agent.request(): that path adds a request handler, a body stream and a promise
- * wrapper per call, about a quarter of the time from a signed order to its
- * bytes on the socket (docs/executor.md, "The transport").
+ * wrapper per call (docs/executor.md, "The transport").
  */
 export class HttpTransport implements Transport {
   readonly #agent: Agent;
