@@ -38,8 +38,6 @@ export {
   type RequestSigner,
   type SigningInput,
 } from './signing/signers.js';
-export {
-  HttpTransport,
-  DEFAULT_USER_AGENT,
-  type TransportOptions,
-} from './transport/http-transport.js';
+export { HttpTransport } from './transport/http-transport.js';
+export { DirectTransport, type DirectTransportOptions } from './transport/direct-transport.js';
+export { DEFAULT_USER_AGENT, type TransportOptions } from './transport/types.js';

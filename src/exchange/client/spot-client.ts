@@ -14,7 +14,8 @@ import {
   type RequestSigner,
 } from '../signing/signers.js';
 import { DirectTransport } from '../transport/direct-transport.js';
-import { HttpTransport, type TransportOptions } from '../transport/http-transport.js';
+import { HttpTransport } from '../transport/http-transport.js';
+import type { TransportOptions } from '../transport/types.js';
 import {
   CallPipeline,
   type ApiResponse,

@@ -13,14 +13,6 @@ import {
   type TransportOptions,
 } from './types.js';
 
-export {
-  DEFAULT_USER_AGENT,
-  type HttpRequest,
-  type HttpResponse,
-  type Transport,
-  type TransportOptions,
-} from './types.js';
-
 /**
  * Every call but order entry (which has DirectTransport): undici's keep-alive pool per origin with
  * explicit timeouts, mapping every failure to a TransportError that says whether the exchange may
