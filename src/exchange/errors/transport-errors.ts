@@ -69,6 +69,34 @@ export class ConnectionLostError extends TransportError {
   }
 }
 
+/** The answer's headers came, its body broke off: the exchange saw the request. */
+export class BodyBrokenError extends TransportError {
+  constructor(endpoint: string, cause: unknown, traceId: string | undefined) {
+    super('TRANSPORT_BODY', 'response body broken', {
+      endpoint,
+      traceId,
+      outcome: 'unknown',
+      cause,
+    });
+  }
+}
+
+/**
+ * The caller's signal ended the request: `not-sent` when it fired before the request was
+ * written, `unknown` after.
+ */
+export class RequestAbortedError extends TransportError {
+  constructor(endpoint: string, cause: unknown, outcome: 'not-sent' | 'unknown') {
+    super(
+      'TRANSPORT_ABORTED',
+      outcome === 'unknown'
+        ? 'request aborted by the caller'
+        : 'request aborted before it was sent',
+      { endpoint, outcome, cause, retryable: false },
+    );
+  }
+}
+
 /**
  * A status other than 200. The spec says such a status means the request had a problem reaching
  * the service; 5xx are retryable for idempotent calls. `body` is the start of what came back.

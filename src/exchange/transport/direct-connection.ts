@@ -3,8 +3,10 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, rootCertificates } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
 import {
+  BodyBrokenError,
   ConnectError,
   ConnectionLostError,
+  RequestAbortedError,
   RequestTimeoutError,
   TransportError,
 } from '../errors/index.js';
@@ -284,7 +286,6 @@ export class DirectConnection {
       // The parser makes itself ready for the next answer once this returns; the connection is
       // back in its pool before the caller hears the answer (and, out of the parser's call, the
       // next request may be written from there).
-      this.park();
       queueMicrotask(() => {
         if (!this.#closed && this.#current === undefined) this.onIdle?.(this);
       });
@@ -312,14 +313,7 @@ export class DirectConnection {
     const ex = this.#current;
     if (ex === undefined) return;
     const reason: unknown = signal.reason;
-    this.#settle(
-      new TransportError('TRANSPORT_ABORTED', 'request aborted by the caller', {
-        endpoint: ex.req.endpoint,
-        outcome: 'unknown',
-        cause: reason,
-        retryable: false,
-      }),
-    );
+    this.#settle(new RequestAbortedError(ex.req.endpoint, reason, 'unknown'));
     this.#destroy();
   }
 
@@ -333,12 +327,7 @@ export class DirectConnection {
         !this.#connected
           ? new ConnectError(endpoint, cause)
           : this.#headersSeen
-            ? new TransportError('TRANSPORT_BODY', 'response body broken', {
-                endpoint,
-                traceId: this.#traceId,
-                outcome: 'unknown',
-                cause,
-              })
+            ? new BodyBrokenError(endpoint, cause, this.#traceId)
             : new ConnectionLostError(endpoint, cause),
       );
     }

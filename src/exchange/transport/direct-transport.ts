@@ -1,4 +1,4 @@
-import { ConnectError, TransportError } from '../errors/index.js';
+import { ConnectError, RequestAbortedError, type TransportError } from '../errors/index.js';
 import {
   DirectConnection,
   requestText,
@@ -282,10 +282,5 @@ export class DirectTransport implements Transport {
 }
 
 function notSentAbort(req: HttpRequest, signal: AbortSignal): TransportError {
-  return new TransportError('TRANSPORT_ABORTED', 'request aborted before it was sent', {
-    endpoint: req.endpoint,
-    outcome: 'not-sent',
-    cause: signal.reason,
-    retryable: false,
-  });
+  return new RequestAbortedError(req.endpoint, signal.reason, 'not-sent');
 }

@@ -1,9 +1,11 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import {
+  BodyBrokenError,
   ConnectError,
   ConnectionLostError,
+  RequestAbortedError,
   RequestTimeoutError,
-  TransportError,
+  type TransportError,
 } from '../errors/index.js';
 import {
   DEFAULT_USER_AGENT,
@@ -191,12 +193,7 @@ function mapRequestError(endpoint: string, cause: unknown): TransportError {
   if (typeof code === 'string' && NOT_SENT_CODES.has(code))
     return new ConnectError(endpoint, cause);
   if (cause instanceof undiciErrors.RequestAbortedError || isAbort(cause)) {
-    return new TransportError('TRANSPORT_ABORTED', 'request aborted by the caller', {
-      endpoint,
-      outcome: 'unknown',
-      cause,
-      retryable: false,
-    });
+    return new RequestAbortedError(endpoint, cause, 'unknown');
   }
   return new ConnectionLostError(endpoint, cause);
 }
@@ -209,12 +206,7 @@ function mapBodyError(
   if (cause instanceof undiciErrors.BodyTimeoutError) {
     return new RequestTimeoutError(endpoint, 'body', cause, traceId);
   }
-  return new TransportError('TRANSPORT_BODY', 'response body broken', {
-    endpoint,
-    traceId,
-    outcome: 'unknown',
-    cause,
-  });
+  return new BodyBrokenError(endpoint, cause, traceId);
 }
 
 function isAbort(cause: unknown): boolean {
