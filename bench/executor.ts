@@ -17,7 +17,8 @@
  * Flags: --seconds N (per run, default 300: the issue asks for several minutes), --tiers
  * starter,intermediate,pro (default all), --levels N (quotes per side, default 2), --contenders
  * makerd,naive (default both; makerd alone while tuning it), --pin on|off (default on: the
- * simulator on the last CPU, this process on the others, see support/cpu-pinning.ts), --order-entry
+ * simulator on the last CPU, this process's main thread alone on the first, its other threads on
+ * the rest, see support/cpu-pinning.ts), --order-entry
  * direct|shared (makerd's order entry: written at once by DirectTransport, the default, or through
  * undici like every other call, to compare the two). Needs Redis
  * at REDIS_URL (default redis://127.0.0.1:6379). All tiers, both contenders: about 32 minutes.
@@ -39,7 +40,7 @@ import {
   runnerConfig,
 } from './executor/setup.js';
 import { fmtMs } from './executor/stats.js';
-import { planPinning, pinProcess, type Pinning } from './support/cpu-pinning.js';
+import { planPinning, pinSelf, type Pinning } from './support/cpu-pinning.js';
 import { printHeader, startWatchdog } from './support/run.js';
 import { errorMessage } from '../src/core/index.js';
 
@@ -130,7 +131,8 @@ function describeSetup(args: Args, redis: RedisFacts, pinning: Pinning | string)
   console.log(
     typeof pinning === 'string'
       ? `CPUs: not pinned (${pinning})`
-      : `CPUs: simulator pinned to ${pinning.sim}, this process to ${pinning.self} (taskset; a remote ` +
+      : `CPUs: simulator pinned to ${pinning.sim}, this process's main thread to ${pinning.main} ` +
+          `alone and its other threads (GC, compiler, libuv) to ${pinning.helpers} (taskset; a remote ` +
           `exchange does not share makerd's cores), Redis where the system puts it`,
   );
   console.log(
@@ -184,7 +186,7 @@ async function main(): Promise<void> {
     return;
   }
   const pinning = args.pin ? planPinning() : '--pin off';
-  if (typeof pinning !== 'string') pinProcess(process.pid, pinning.self);
+  if (typeof pinning !== 'string') pinSelf(pinning);
   describeSetup(args, redis, pinning);
 
   const results: RunResult[] = [];
