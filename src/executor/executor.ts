@@ -280,6 +280,8 @@ export class Executor {
     this.#held.set(pair.id, { lease, pe, worker, unlisten });
     o.metrics.leases.set({ pair: ctx.label }, 1);
     log.info({ owner: this.#owner }, 'pair taken');
+    // The pair's first orders are then decided as their publish is sent, not a round trip later.
+    await o.bus.primed(pair.id);
     try {
       await pe.start();
     } catch (err) {

@@ -368,6 +368,41 @@ void describe('IntentBus', () => {
     assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49993#4']);
   });
 
+  void it('a new listener reads the generations of the pair: even the first publish to a slot is told as sent', async () => {
+    // Written before this bus had a listener, by another publisher: bid:0 is at generation 2.
+    const other = new IntentBus({ connection: REDIS_URL, prefix });
+    closers.push(() => other.close());
+    await other.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
+    await other.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
+    // Another pair's slot whose name starts like this pair's is not read as this pair's.
+    await other.publish([intent({ pair: `${PAIR}X`, slot: 'ask:0', desired: ask('3') })]);
+    await bus.queueFor(`${PAIR}X`).obliterate({ force: true });
+
+    const heard: string[][] = [];
+    bus.onPublished(PAIR, (_, intents) => heard.push(prices(intents)));
+    await bus.primed(PAIR);
+    const first = bus.publish([
+      intent({ slot: 'bid:0', desired: bid('49992') }),
+      intent({ slot: 'ask:0', desired: ask('50010') }),
+    ]);
+    assert.deepEqual(heard, [['bid:0@49992#3', 'ask:0@50010#1']], 'told before the reply');
+    await first;
+    assert.equal(heard.length, 1, 'the generations it was told were the true ones');
+    assert.deepEqual(prices(await bus.pending(PAIR)).sort(), ['ask:0@50010#1', 'bid:0@49992#3']);
+  });
+
+  void it('a listener on a bus that could not read the generations is told after the reply', async () => {
+    await admin.set(`${prefix}:generations`, 'not a hash');
+    const heard: string[][] = [];
+    bus.onPublished(PAIR, (_, intents) => heard.push(prices(intents)));
+    await bus.primed(PAIR);
+    await admin.del(`${prefix}:generations`);
+    const first = bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
+    assert.deepEqual(heard, [], 'not told before the reply: nothing known to expect');
+    await first;
+    assert.deepEqual(heard, [['bid:0@49990#1']]);
+  });
+
   void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {
     const key = bus.registerKey(PAIR);
     await admin.hset(key, 'bid:0', '{not json');
