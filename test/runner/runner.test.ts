@@ -360,15 +360,56 @@ describe('Runner', () => {
     );
   });
 
+  it("rehearses a pair's first update: the strategy quotes, nothing is published or kept", async () => {
+    const { runner, feed, sink, strategy, registry } = setup(twoSided);
+    runner.start();
+    const ticks: number[] = [];
+    runner.onTick((r) => ticks.push(r.snapshotSeq));
+    feed.current = snapshot();
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.deepEqual(ticks, []);
+    assert.equal(sink.published.length, 0, 'nothing published on the rehearsal');
+    assert.deepEqual(strategy.state, { n: 0 }, 'the state quote() returned is not kept');
+    assert.equal(await counter(registry, 'makerd_runner_ticks_total', { outcome: 'quoted' }), 0);
+
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.equal(ticks.length, 1);
+    assert.deepEqual(
+      sink.published.map((i) => `${i.slot} ${i.action} ${i.desired?.price}`),
+      ['bid:0 place 99.8', 'ask:0 place 100.2'],
+      'the same quotes go out on the next update, not held back as unchanged',
+    );
+    assert.deepEqual(strategy.state, { n: 1 }, 'one real quote() kept');
+    await runner.stop();
+  });
+
+  it('does not rehearse on a stale snapshot: its pulls go out on the first update', async () => {
+    const { runner, feed, sink } = setup(twoSided);
+    runner.start();
+    feed.current = { ...withOrders(snapshot(), [ownOrder('buy', 0, '99.8')]), stale: true };
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.deepEqual(
+      sink.published.map((i) => i.reason),
+      ['pulled:stale'],
+    );
+    await runner.stop();
+  });
+
   it('folds a burst of updates into one tick per min_tick_interval_ms and hands fills to the strategy', async () => {
     const fills: FillEvent[] = [];
     const { runner, feed, clock, registry } = setup(twoSided, fills);
     runner.start();
     const ticks: number[] = [];
     runner.onTick((r) => ticks.push(r.snapshotSeq));
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.equal(ticks.length, 0, 'the first update is a rehearsal');
     for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
     await flush();
-    assert.equal(ticks.length, 1, 'first update ticks at once');
+    assert.equal(ticks.length, 1, 'the next update ticks at once');
     for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
     await flush();
     assert.equal(ticks.length, 1, 'the next tick waits for min_tick_interval_ms');
