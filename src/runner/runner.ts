@@ -333,13 +333,14 @@ export class Runner {
    * A dry run of the tick's steps on the pair's first tradeable snapshot: the strategy's quote()
    * (pure, as its contract says), rounding, the diff, the mode and the intents, with nothing
    * published and nothing kept (the strategy's state, what was sent, metrics). A process's first
-   * tick otherwise ran on code V8 had not compiled yet, 2.2-2.7 ms from the snapshot to its
-   * publish against ~0.3 ms after (benchmark, first batch); the pair's quotes go out from its next
-   * update instead, one poll later. Returns whether it rehearsed (not on a halted, maintenance or
-   * stale snapshot: that tick publishes no quote anyway, and its pulls must not wait).
+   * tick otherwise ran on code V8 had not compiled yet: 2.2 ms from the snapshot to its publish
+   * in the benchmark's first batch, 0.6-0.9 ms after a rehearsal. The pair's quotes go out from
+   * its next update instead, one poll later. Returns whether it rehearsed: only when the pair
+   * may quote (online or post_only, not stale); otherwise the tick publishes only pulls, and those
+   * must not wait.
    */
   #rehearse(loop: PairLoop, snapshot: MarketSnapshot): boolean {
-    if (snapshot.stale || snapshot.mode === 'halted' || snapshot.mode === 'maintenance') {
+    if (snapshot.stale || (snapshot.mode !== 'online' && snapshot.mode !== 'post_only')) {
       return false;
     }
     loop.rehearsed = true;

@@ -385,18 +385,32 @@ describe('Runner', () => {
     await runner.stop();
   });
 
-  it('does not rehearse on a stale snapshot: its pulls go out on the first update', async () => {
-    const { runner, feed, sink } = setup(twoSided);
-    runner.start();
-    feed.current = { ...withOrders(snapshot(), [ownOrder('buy', 0, '99.8')]), stale: true };
-    for (const u of feed.updates) u(PAIR.id);
-    await flush();
-    assert.deepEqual(
-      sink.published.map((i) => i.reason),
-      ['pulled:stale'],
-    );
-    await runner.stop();
-  });
+  for (const [what, snap, txids] of [
+    [
+      'a stale snapshot',
+      { ...withOrders(snapshot(), [ownOrder('buy', 0, '99.8')]), stale: true },
+      ['Obuy0-99.8'],
+    ],
+    [
+      'cancel_only',
+      // A stray ask at level 1, which the strategy (level 0 only) no longer wants.
+      withOrders(snapshot({ mode: 'cancel_only' }), [ownOrder('sell', 1, '101')]),
+      ['Osell1-101'],
+    ],
+  ] as const) {
+    it(`does not rehearse on ${what}: its pulls go out on the first update`, async () => {
+      const { runner, feed, sink } = setup(twoSided);
+      runner.start();
+      feed.current = snap;
+      for (const u of feed.updates) u(PAIR.id);
+      await flush();
+      assert.deepEqual(
+        sink.published.map((i) => `${i.action} ${i.target?.txid}`),
+        txids.map((txid) => `cancel ${txid}`),
+      );
+      await runner.stop();
+    });
+  }
 
   it('folds a burst of updates into one tick per min_tick_interval_ms and hands fills to the strategy', async () => {
     const fills: FillEvent[] = [];
