@@ -374,9 +374,6 @@ void describe('IntentBus', () => {
     closers.push(() => other.close());
     await other.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
     await other.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
-    // Another pair's slot whose name starts like this pair's is not read as this pair's.
-    await other.publish([intent({ pair: `${PAIR}X`, slot: 'ask:0', desired: ask('3') })]);
-    await bus.queueFor(`${PAIR}X`).obliterate({ force: true });
 
     const heard: string[][] = [];
     bus.onPublished(PAIR, (_, intents) => heard.push(prices(intents)));
