@@ -79,8 +79,8 @@ export interface PipelineParts {
   readonly urls: Readonly<Record<Family, string>>;
   readonly auth: Readonly<Record<Exclude<Family, 'public'>, FamilyAuth>>;
   readonly transport: Transport;
-  /** Order entry's own transport (DirectTransport: written at once); default `transport`. */
-  readonly orderEntry?: Transport | undefined;
+  /** Order entry's transport: its own (DirectTransport, written at once) or `transport`. */
+  readonly orderEntry: Transport;
   readonly limiter: RestLimiter | undefined;
   readonly keyGuard: KeyGuard;
   readonly retry: RetryPolicy;
@@ -157,8 +157,7 @@ export class CallPipeline {
         }
       }
       const prepared = await this.#prepare(ep, req, opts);
-      const transport =
-        ep.kind === 'order-entry' ? (this.#p.orderEntry ?? this.#p.transport) : this.#p.transport;
+      const transport = ep.kind === 'order-entry' ? this.#p.orderEntry : this.#p.transport;
       const res = await transport.send({
         ...prepared,
         endpoint: ep.name,

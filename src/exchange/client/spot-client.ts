@@ -133,7 +133,7 @@ export class SpotClient {
         },
       },
       transport: this.#transport,
-      orderEntry: this.#orderEntry,
+      orderEntry: this.#orderEntry ?? this.#transport,
       limiter: this.limiter,
       keyGuard: this.#keyGuard,
       retry: { retries: 3, baseDelayMs: 200, maxDelayMs: 5_000, ...options.retry },

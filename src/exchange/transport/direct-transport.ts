@@ -7,7 +7,7 @@ import {
   type Origin,
 } from './direct-connection.js';
 import {
-  DEFAULT_USER_AGENT,
+  transportSettings,
   type HttpRequest,
   type HttpResponse,
   type Transport,
@@ -59,15 +59,16 @@ export class DirectTransport implements Transport {
   #closed: (() => void) | undefined;
 
   constructor(options: DirectTransportOptions = {}) {
+    const o = transportSettings(options);
     this.#settings = {
-      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      userAgent: o.userAgent,
       ca: options.ca,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
-      bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
+      connectTimeoutMs: o.connectTimeoutMs,
+      headersTimeoutMs: o.headersTimeoutMs,
+      bodyTimeoutMs: o.bodyTimeoutMs,
     };
-    this.#idleLimitMs = options.keepAliveTimeoutMs ?? 4_000;
-    this.#maxConnections = options.connectionsPerOrigin ?? 8;
+    this.#idleLimitMs = o.keepAliveTimeoutMs;
+    this.#maxConnections = o.connectionsPerOrigin;
     this.#warm = Math.min(options.warmConnections ?? 2, this.#maxConnections);
   }
 

@@ -8,7 +8,7 @@ import {
   type TransportError,
 } from '../errors/index.js';
 import {
-  DEFAULT_USER_AGENT,
+  transportSettings,
   type HttpRequest,
   type HttpResponse,
   type Transport,
@@ -30,14 +30,15 @@ export class HttpTransport implements Transport {
   readonly #userAgent: string;
 
   constructor(options: TransportOptions = {}) {
-    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    const o = transportSettings(options);
+    this.#userAgent = o.userAgent;
     this.#agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs ?? 5_000 },
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      bodyTimeout: options.bodyTimeoutMs ?? 10_000,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+      connect: { timeout: o.connectTimeoutMs },
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyTimeoutMs,
+      keepAliveTimeout: o.keepAliveTimeoutMs,
       keepAliveMaxTimeout: 60_000,
-      connections: options.connectionsPerOrigin ?? 8,
+      connections: o.connectionsPerOrigin,
       pipelining: 1,
     });
   }

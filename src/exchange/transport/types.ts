@@ -46,3 +46,15 @@ export interface Transport {
 }
 
 export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
+
+/** The options with the defaults both transports use filled in. */
+export function transportSettings(options: TransportOptions): Required<TransportOptions> {
+  return {
+    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 4_000,
+    connectionsPerOrigin: options.connectionsPerOrigin ?? 8,
+  };
+}
