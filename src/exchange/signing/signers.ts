@@ -28,7 +28,7 @@ export const spotSigner: RequestSigner = {
   sign(input, credentials) {
     // One-shot hash: creating a Hash object costs more than hashing a short body.
     const digest = hash('sha256', input.nonce + input.body, 'buffer');
-    const sign = createHmac('sha512', credentials.secretBytes())
+    const sign = createHmac('sha512', credentials.secretKey())
       .update(input.path)
       .update(digest)
       .digest('base64');
@@ -49,7 +49,7 @@ export const futuresSigner: RequestSigner = {
       : input.path;
     const data = input.method === 'GET' ? input.query : input.body || input.query;
     const digest = hash('sha256', data + input.nonce + endpointPath, 'buffer');
-    const authent = createHmac('sha512', credentials.secretBytes()).update(digest).digest('base64');
+    const authent = createHmac('sha512', credentials.secretKey()).update(digest).digest('base64');
     const headers: Record<string, string> = { APIKey: credentials.apiKey, Authent: authent };
     if (input.nonce !== '') headers.Nonce = input.nonce;
     return headers;
@@ -66,7 +66,7 @@ export const custodySigner: RequestSigner = {
   sign(input, credentials) {
     const target = input.query === '' ? input.path : `${input.path}?${input.query}`;
     const digest = hash('sha256', input.nonce + input.body, 'buffer');
-    const sign = createHmac('sha512', credentials.secretBytes())
+    const sign = createHmac('sha512', credentials.secretKey())
       .update(target)
       .update(digest)
       .digest('base64');
