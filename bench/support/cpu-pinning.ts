@@ -30,7 +30,7 @@ export function planPinning(): Pinning | string {
   const probe = spawnSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' });
   if (probe.error !== undefined || probe.status !== 0) return 'taskset not available';
   const sim = String(n - 1);
-  return { main: '0', helpers: n <= 3 ? (n === 2 ? sim : '1') : `1-${n - 2}`, sim };
+  return { main: '0', helpers: n <= 3 ? '1' : `1-${n - 2}`, sim };
 }
 
 /**

@@ -60,13 +60,7 @@ export class DirectTransport implements Transport {
 
   constructor(options: DirectTransportOptions = {}) {
     const o = transportSettings(options);
-    this.#settings = {
-      userAgent: o.userAgent,
-      ca: options.ca,
-      connectTimeoutMs: o.connectTimeoutMs,
-      headersTimeoutMs: o.headersTimeoutMs,
-      bodyTimeoutMs: o.bodyTimeoutMs,
-    };
+    this.#settings = { ...o, ca: options.ca };
     this.#idleLimitMs = o.keepAliveTimeoutMs;
     this.#maxConnections = o.connectionsPerOrigin;
     this.#warm = Math.min(options.warmConnections ?? 2, this.#maxConnections);
