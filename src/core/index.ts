@@ -9,7 +9,11 @@ export { type Clock, systemClock, ManualClock, within } from './clock.js';
 export { parseWithSchema } from './validate.js';
 export {
   SCAVENGE_AT_FILL,
+  SCAVENGE_QUIET_MS,
   collectStartupGarbage,
+  endQuietWindow,
+  quietNow,
+  quietWindow,
   scavengeIfFilling,
   youngFill,
 } from './idle-scavenge.js';

@@ -2,7 +2,7 @@ import { dec, encodeUserref, parseSlotKey, toWire, type OrderIntent } from '../c
 import type { CallOptions } from '../exchange/index.js';
 import { errorLabel } from './metrics.js';
 import { classifyFailure, pointsBack, type Failure } from './outcome.js';
-import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
+import { MODE_HOLD_MS, type PairContext, type WireStart } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import type { TrackedOrder } from './types.js';
 
@@ -15,10 +15,11 @@ export interface ReadyCall {
   /** Write-ahead records: persisted (for all ready calls at once) before any is sent. */
   readonly records: readonly TrackedOrder[];
   /**
-   * Sends it and records the outcome; `budgetFreeAtMs` is when the ratecount allowed it, and
-   * nothing leaves before `journaled` (the write of `records`) has resolved.
+   * Sends it and records the outcome; `start` is where its tick-to-wire counts from (when the
+   * ratecount allowed it...), and nothing leaves before `journaled` (the write of `records`) has
+   * resolved.
    */
-  send(budgetFreeAtMs: number, journaled: Promise<unknown>): Promise<void>;
+  send(start: WireStart, journaled: Promise<unknown>): Promise<void>;
 }
 
 /**
@@ -94,13 +95,13 @@ export class OrderCalls {
       oflags: item.postOnly ? 'post,fciq' : 'fciq',
     }));
     const action = single ? 'AddOrder' : 'AddOrderBatch';
-    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
+    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
       records = await this.#fresh(records);
       const deadline = new Date((records[0] as TrackedOrder).deadlineMs).toISOString();
       try {
         if (single) {
           const f = fields[0] as (typeof fields)[number];
-          const res = await this.#wire(action, items, freeAtMs, journaled, (o) =>
+          const res = await this.#wire(action, items, start, journaled, (o) =>
             client.addOrder({ pair: ctx.id, ...f, deadline }, o),
           );
           const txid = res.result.txid?.[0];
@@ -109,7 +110,7 @@ export class OrderCalls {
           else await this.#opened(rec, txid, action);
           return;
         }
-        const res = await this.#wire(action, items, freeAtMs, journaled, (o) =>
+        const res = await this.#wire(action, items, start, journaled, (o) =>
           client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
         );
         const answers = res.result.orders;
@@ -173,10 +174,10 @@ export class OrderCalls {
       replaces: orig.txid,
     };
     let origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
-    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
+    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
       [origSent, next] = (await this.#fresh([origSent, next])) as [TrackedOrder, TrackedOrder];
       try {
-        const res = await this.#wire('EditOrder', [item], freeAtMs, journaled, (o) =>
+        const res = await this.#wire('EditOrder', [item], start, journaled, (o) =>
           client.editOrder(
             {
               txid: orig.txid as string,
@@ -215,22 +216,30 @@ export class OrderCalls {
           },
         ]);
       } catch (err) {
+        const answeredAtMs = ctx.now();
         const failure = classifyFailure(err);
         if (failure.kind === 'unknown') {
           await this.#failed([origSent, next], 'EditOrder', failure);
           return;
         }
         // Refused: the replacement never existed, and the original is as it was, or gone.
-        await this.#refused(call, [next], 'EditOrder', failure);
         if (failure.then !== 'gone') {
+          await this.#refused(call, [next], 'EditOrder', failure);
           await ctx.persist([{ ...orig, updatedAtMs: ctx.now() }]);
           return;
         }
         // Gone: not on the book (filled or cancelled since our last view), so the slot is free
-        // now; the intent goes back to the register and is placed in the next drain. What the
-        // order executed is recorded by the next full sync, from ClosedOrders (settleRetired).
-        await ctx.persist([retiredAsGone(orig, ctx.now())]);
-        await ctx.deps.bus.restore(ctx.id, [item.intent]);
+        // now; the intent goes back to the register and is placed by the next drain. The writes
+        // leave together (one round trip, not four in a row): a drain the restore wakes before
+        // both records are in memory finds the slot busy (the original's edit still pending) and
+        // leaves the intent to the drain this call's end starts. What the order executed is
+        // recorded by the next full sync, from ClosedOrders (settleRetired).
+        ctx.noteRetry(item.intent, answeredAtMs);
+        await Promise.all([
+          this.#refused(call, [next], 'EditOrder', failure),
+          ctx.persist([retiredAsGone(orig, ctx.now())]),
+          ctx.deps.bus.restore(ctx.id, [item.intent]),
+        ]);
       }
     };
     return { call, records: [origSent, next], send };
@@ -251,10 +260,10 @@ export class OrderCalls {
       deadlineMs,
     }));
     const txids = sent.map((o) => o.txid as string);
-    const send = async (freeAtMs: number, journaled: Promise<unknown>): Promise<void> => {
+    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
       sent = await this.#fresh(sent);
       try {
-        const res = await this.#wire(kind, items, freeAtMs, journaled, (o) =>
+        const res = await this.#wire(kind, items, start, journaled, (o) =>
           kind === 'CancelOrder'
             ? client.cancelOrder({ txid: txids[0] as string }, o)
             : client.cancelOrderBatch({ orders: txids }, o),
@@ -298,7 +307,7 @@ export class OrderCalls {
   #wire<T>(
     action: string,
     items: readonly { readonly intent: OrderIntent }[],
-    freeAtMs: number,
+    start: WireStart,
     gate: Promise<unknown>,
     send: (options: CallOptions) => Promise<T>,
   ): Promise<T> {
@@ -323,8 +332,8 @@ export class OrderCalls {
       if (atMs === undefined) return;
       for (const { intent } of items) {
         // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
-        const credited = freeAtMs <= atMs && freeAtMs > intent.snapshotAtMs;
-        const tickToWireMs = Math.max(0, atMs - (credited ? freeAtMs : intent.snapshotAtMs));
+        const credited = start.atMs <= atMs && start.atMs > intent.snapshotAtMs;
+        const tickToWireMs = Math.max(0, atMs - (credited ? start.atMs : intent.snapshotAtMs));
         const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
         metrics.tickToWire.observe({ pair: ctx.label }, tickToWireMs / 1000);
         metrics.intentWait.observe({ pair: ctx.label }, intentAgeMs / 1000);
@@ -332,7 +341,7 @@ export class OrderCalls {
           pair: ctx.id,
           action,
           tickToWireMs,
-          from: credited ? 'budget' : 'snapshot',
+          from: credited ? start.from : 'snapshot',
           intentAgeMs,
         });
       }
@@ -370,10 +379,11 @@ export class OrderCalls {
     action: string,
     failure: Failure,
   ): Promise<void> {
-    await this.#failed(records, action, failure);
-    if (pointsBack(failure) && call.cost > 0) {
-      await this.#ctx.refund(call.cost);
-    }
+    // Together: points waiting intents may need, and records the next drain reads.
+    await Promise.all([
+      this.#failed(records, action, failure),
+      pointsBack(failure) && call.cost > 0 ? this.#ctx.refund(call.cost) : undefined,
+    ]);
   }
 
   async #unknown(records: readonly TrackedOrder[], action: string, reason: string): Promise<void> {

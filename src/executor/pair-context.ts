@@ -1,5 +1,5 @@
 import type { ControlFlags, IntentBus } from '../bus/index.js';
-import type { Clock, Log, PairInfo, TradingMode } from '../core/index.js';
+import type { Clock, Log, OrderIntent, PairInfo, TradingMode } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
@@ -43,13 +43,36 @@ export interface PairDeps {
 export interface WireSample {
   readonly pair: string;
   readonly action: string;
-  /** From the later of snapshot ready and budget available to the request written to the socket. */
+  /**
+   * From the snapshot ready (or the budget available, or the answer that found the order gone:
+   * `from`) to the request written to the socket.
+   */
   readonly tickToWireMs: number;
-  /** Which of the two tick-to-wire counts from: the intent waited for budget, or it did not. */
-  readonly from: 'snapshot' | 'budget';
+  /**
+   * What tick-to-wire counts from: the snapshot; the budget due, for an intent that waited for
+   * points; the answer that found its order gone, for an intent placed again after one.
+   */
+  readonly from: 'snapshot' | 'budget' | 'retry';
   /** From the intent's creation to the request written to the socket. */
   readonly intentAgeMs: number;
 }
+
+/**
+ * Where a call's tick-to-wire counts from when not from its intents' snapshots (`atMs` 0, or
+ * before a snapshot: from the snapshot).
+ */
+export interface WireStart {
+  readonly atMs: number;
+  readonly from: 'budget' | 'retry';
+}
+
+/** Intents keyed by slot and generation (one intent per generation of a slot). */
+export function intentKey(i: OrderIntent): string {
+  return `${i.slot}#${i.generation}`;
+}
+
+/** How many retry starts PairContext.retryFromMs keeps (one per order found gone, until sent). */
+const RETRIES_KEPT = 64;
 
 /** How long a mode learned from a refusal holds before order entry tries again. */
 export const MODE_HOLD_MS = 5_000;
@@ -78,6 +101,11 @@ export class PairContext {
   readonly slotFreedAtMs = new Map<string, number>();
   /** Told when a slot became empty, so intents waiting on it are planned again at once. */
   onSlotFreed: (() => void) | undefined;
+  /**
+   * Intents given back to go again once an answer found their order gone (intentKey → when that
+   * answer came): their tick-to-wire counts from it. The last RETRIES_KEPT only.
+   */
+  readonly #retryFromMs = new Map<string, number>();
 
   /** The `pair` label of its metrics: the altname (`id` stays for Redis keys, calls and logs). */
   readonly label: string;
@@ -85,6 +113,25 @@ export class PairContext {
   constructor(deps: PairDeps) {
     this.deps = deps;
     this.label = pairLabel(deps.pair);
+  }
+
+  /** `intent` goes again: the answer that came at `atMs` found its order gone. */
+  noteRetry(intent: OrderIntent, atMs: number): void {
+    const retries = this.#retryFromMs;
+    retries.delete(intentKey(intent));
+    retries.set(intentKey(intent), atMs);
+    for (const key of retries.keys()) {
+      if (retries.size <= RETRIES_KEPT) break;
+      retries.delete(key);
+    }
+  }
+
+  /** When the answer came that gave `intent` back to go again, if one did; forgotten once read. */
+  takeRetry(intent: OrderIntent): number | undefined {
+    const key = intentKey(intent);
+    const atMs = this.#retryFromMs.get(key);
+    this.#retryFromMs.delete(key);
+    return atMs;
   }
 
   get id(): string {

@@ -1,12 +1,20 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SlotPick } from '../bus/index.js';
-import { errorMessage, missingFromDepth, type OrderIntent } from '../core/index.js';
+import {
+  SCAVENGE_QUIET_MS,
+  endQuietWindow,
+  errorMessage,
+  missingFromDepth,
+  quietWindow,
+  scavengeIfFilling,
+  type OrderIntent,
+} from '../core/index.js';
 import { cancelAllPenalty } from '../exchange/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
 import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
-import type { PairContext } from './pair-context.js';
+import { intentKey as keyOf, type PairContext, type WireStart } from './pair-context.js';
 import { cancelsOnly, planCalls, type Plan, type PlannedCall } from './plan/index.js';
 import { OrderTracker } from './tracker/index.js';
 import { SYNC_DEFER_MAX_MS, syncStartsNow } from './sync-timing.js';
@@ -61,14 +69,23 @@ export class PairExecutor {
   readonly #lanes: LimitFunction;
   /** The drain queued on the chain and not started yet: further wake-ups join it. */
   #queued: Promise<DrainStats | undefined> | undefined;
+  /**
+   * Work of the pair on its way to the wire: a drain queued or running, calls until their outcome
+   * is recorded (an order found gone is placed again at once). While there is any, no early
+   * collection starts (core/idle-scavenge.ts): a scavenge of 1–5 ms would hold it.
+   */
+  #toWire = 0;
+  /** Owns the quiet window before the budget wake's due (`this` owns the one for work under way). */
+  readonly #dueWindow = {};
   #stopped = false;
   /** The last drain left intents in the register for slots with a call in flight or in doubt. */
   #busyWaiting = false;
   /**
    * When the ratecount budget was due for intents that waited for it (slot#generation → epoch
    * ms, the latest due of each): their tick-to-wire counts from then, not from their snapshot,
-   * since the wait was the exchange's. Kept past the send, so an intent given back (its order was
-   * gone) keeps the credit; entries expire after BUDGET_CREDIT_MS.
+   * since the wait was the exchange's. Kept past the send, so an intent given back keeps the
+   * credit (one given back by an answer that found its order gone counts from that answer:
+   * #startOf); entries expire after BUDGET_CREDIT_MS.
    */
   readonly #budgetDue = new Map<string, { readonly dueAt: number; readonly sinceMs: number }>();
   /** The newest snapshot any intent of the pair came from (#creditOf). */
@@ -116,6 +133,7 @@ export class PairExecutor {
     clearTimeout(this.#syncDeferTimer);
     clearTimeout(this.#haltSyncTimer);
     this.#clearWake();
+    endQuietWindow(this);
   }
 
   /** Waits for the drain or sync in progress and the calls in flight. */
@@ -177,14 +195,29 @@ export class PairExecutor {
    */
   wake(): Promise<DrainStats | undefined> {
     if (this.#queued !== undefined) return this.#queued;
+    this.#wireWorkStarts();
     // A lost lease is the Executor's to handle (its renewal lets the pair go); a wake-up has no
     // caller to tell.
     const queued = this.#serial(() => {
       this.#queued = undefined;
       return this.#drain();
-    }).catch(() => undefined);
+    })
+      .catch(() => undefined)
+      .finally(() => this.#wireWorkEnds());
     this.#queued = queued;
     return queued;
+  }
+
+  #wireWorkStarts(): void {
+    if (this.#toWire++ === 0) quietWindow(this, 0, Infinity);
+  }
+
+  #wireWorkEnds(): void {
+    if (--this.#toWire > 0) return;
+    endQuietWindow(this);
+    // The pair's way to the wire is clear: the quietest moment it knows for an early collection,
+    // once what this turn writes has been written.
+    setImmediate(scavengeIfFilling);
   }
 
   /** Intents this process wrote to the register (publish, restore): noted, then a drain. */
@@ -237,16 +270,20 @@ export class PairExecutor {
         if (this.#stopped) return;
         this.#planAheadMs = atMs;
         void this.wake();
+        // The drain now holds collections off, and its calls until they leave at the due.
+        endQuietWindow(this.#dueWindow);
       },
       Math.max(0, atMs - this.ctx.now() - this.ctx.deps.config.plan_ahead_ms),
     );
     this.#wakeDueMs = atMs;
+    quietWindow(this.#dueWindow, atMs - this.ctx.now() - SCAVENGE_QUIET_MS, Infinity);
   }
 
   #clearWake(): void {
     clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
     this.#wakeDueMs = undefined;
+    endQuietWindow(this.#dueWindow);
   }
 
   /**
@@ -521,6 +558,7 @@ export class PairExecutor {
             () => ctx.deps.client.warm(),
           );
     const answered = ready.map((r) => {
+      this.#wireWorkStarts();
       const gateOf = (): Promise<void> =>
         decided.then(
           async (d) => {
@@ -557,9 +595,10 @@ export class PairExecutor {
         // The client awaits the gate only once it has its nonce; a gate shut before then is not
         // an unhandled rejection.
         gate.catch(() => undefined);
-        return r.send(freeAtMs, gate);
+        return r.send(start, gate);
       };
-      const freeAtMs = Math.max(0, ...intentsOf(r.call).map((i) => this.#creditOf(i, now)));
+      const start = this.#startOf(intentsOf(r.call), now);
+      const launchedAtMs = ctx.now();
       const flight: Promise<void> = this.#lanes(() => (due === undefined ? send() : due.then(send)))
         .catch((err: unknown) => {
           log.error(
@@ -569,8 +608,10 @@ export class PairExecutor {
         })
         .finally(() => {
           this.#flying.delete(flight);
-          // Intents left waiting for a busy slot may go now; otherwise nothing changed to drain.
-          if (this.#busyWaiting) void this.wake();
+          // Intents left waiting for a busy slot, or for the points a refused call gave back, may
+          // go now; otherwise nothing changed to drain.
+          if (this.#busyWaiting || ctx.budgetFreedAtMs >= launchedAtMs) void this.wake();
+          this.#wireWorkEnds();
         });
       this.#flying.add(flight);
       return flight;
@@ -629,6 +670,17 @@ export class PairExecutor {
       took: picked,
       taken: new Set(picked.map(keyOf)),
     };
+  }
+
+  /**
+   * Where the tick-to-wire of a call's intents counts from, when not from their snapshots: the
+   * answer that gave one back to go again (its order was gone), else the latest budget credit.
+   */
+  #startOf(intents: readonly OrderIntent[], now: number): WireStart {
+    let retry = 0;
+    for (const i of intents) retry = Math.max(retry, this.ctx.takeRetry(i) ?? 0);
+    if (retry > 0) return { atMs: retry, from: 'retry' };
+    return { atMs: Math.max(0, ...intents.map((i) => this.#creditOf(i, now))), from: 'budget' };
   }
 
   /**
@@ -770,10 +822,6 @@ interface Decision {
 
 function isCancel(call: PlannedCall): boolean {
   return call.kind === 'CancelOrder' || call.kind === 'CancelOrderBatch';
-}
-
-function keyOf(i: OrderIntent): string {
-  return `${i.slot}#${i.generation}`;
 }
 
 function intentsOf(call: PlannedCall): OrderIntent[] {

@@ -7,6 +7,9 @@ import v8 from 'node:v8';
 import {
   SCAVENGE_AT_FILL,
   collectStartupGarbage,
+  endQuietWindow,
+  quietNow,
+  quietWindow,
   scavengeIfFilling,
   youngFill,
 } from '../../src/core/index.js';
@@ -31,6 +34,32 @@ void describe('scavengeIfFilling', () => {
     assert.ok(after < SCAVENGE_AT_FILL / 2, `${before} before the collection, ${after} after`);
     // Nearly empty now: nothing to do.
     assert.equal(scavengeIfFilling(), false);
+  });
+
+  void it('waits while a quiet window is open, and runs once it has ended', async () => {
+    const owner = {};
+    const other = {};
+    try {
+      quietWindow(owner, 0, Infinity);
+      // A window that opens later holds nothing now.
+      quietWindow(other, 50, Infinity);
+      fillYoung(SCAVENGE_AT_FILL + 0.1);
+      assert.equal(quietNow(), false);
+      assert.equal(scavengeIfFilling(), false);
+      assert.ok(youngFill() >= SCAVENGE_AT_FILL, 'nothing collected in the window');
+      endQuietWindow(owner);
+      assert.equal(quietNow(), true);
+      assert.equal(scavengeIfFilling(), true);
+      assert.ok(youngFill() < SCAVENGE_AT_FILL / 2, `collected: ${youngFill()}`);
+      // The later window opens in its time and closes by itself at its end.
+      quietWindow(other, 0, 30);
+      assert.equal(quietNow(), false);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      assert.equal(quietNow(), true);
+    } finally {
+      endQuietWindow(owner);
+      endQuietWindow(other);
+    }
   });
 
   void it('runs when a held turn of Redis writes ends', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import { SCAVENGE_QUIET_MS, quietNow } from '../../src/core/index.js';
 import { SpotClient } from '../../src/exchange/index.js';
 import type { Executor } from '../../src/executor/index.js';
 import { executorSuite, intentFor, until, type ExecHarness } from './harness.js';
@@ -120,6 +121,53 @@ void describe('Executor: a call waiting for budget is planned ahead of its due',
         0,
         'its record is no longer pending',
       );
+    });
+  });
+
+  void describe('early collections around its due', () => {
+    // Planned ahead by the default (2 ms): the window before the due is what holds them off.
+    const suite = executorSuite();
+
+    void it('are held off from SCAVENGE_QUIET_MS before the due until the answer, not before', async () => {
+      const { h, executor } = suite;
+      let signedAtMs = 0;
+      const onSigned = (m: unknown): void => {
+        if ((m as { endpoint?: string }).endpoint === 'AddOrder') signedAtMs = performance.now();
+      };
+      signedChannel.subscribe(onSigned);
+      try {
+        const dueMs = await fillBudget(executor);
+        await h.publish([intentFor(BTC, 'bid:0', bid)]);
+        // The drain the publish started has deferred it.
+        await executor.pair(BTC)?.idle();
+        assert.deepEqual(await h.simOrders(), [], 'not placed before its due');
+        assert.ok(Date.now() < dueMs - 200, 'checked well before the due');
+        assert.equal(quietNow(), true, 'nothing held off long before the due');
+        // Checked at every turn of the event loop until the window opens.
+        let openedAtMs = 0;
+        while (openedAtMs === 0 && Date.now() < dueMs + 1_000) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (!quietNow()) openedAtMs = performance.now();
+        }
+        assert.ok(openedAtMs > 0, 'a window opened');
+        await until('the bid signed', () => Promise.resolve(signedAtMs > 0 ? true : undefined));
+        // The drain planned ahead of the due holds them off too, but only from plan_ahead_ms.
+        const aheadMs = signedAtMs - openedAtMs;
+        assert.ok(
+          aheadMs >= SCAVENGE_QUIET_MS - 2 && aheadMs < SCAVENGE_QUIET_MS + 50,
+          `opened ${aheadMs.toFixed(2)} ms before the call was signed`,
+        );
+      } finally {
+        signedChannel.unsubscribe(onSigned);
+      }
+      await until('the bid on the book', async () =>
+        (await h.simOrders()).length === 1 ? true : undefined,
+      );
+      await until('its answer recorded', async () =>
+        (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
+      );
+      await executor.pair(BTC)?.idle();
+      assert.equal(quietNow(), true, 'the window closed with the answer');
     });
   });
 });

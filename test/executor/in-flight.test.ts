@@ -26,6 +26,20 @@ async function metric(registry: Registry, name: string, labels: Record<string, s
   return v?.value ?? 0;
 }
 
+/**
+ * A histogram's count and sum for XBTUSD as a scrape shows them: labelled by the pair's altname,
+ * as every metric family labels pairs.
+ */
+async function histogram(
+  registry: Registry,
+  name: string,
+): Promise<{ count: number; sum: number }> {
+  const text = await registry.metrics();
+  const read = (which: 'count' | 'sum'): number =>
+    Number(new RegExp(`^${name}_${which}\\{pair="XBTUSD"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: read('count'), sum: read('sum') };
+}
+
 /** Places the first bid and waits until the executor tracks it open. */
 async function placeFirstBid(h: ExecHarness, executor: Executor): Promise<void> {
   await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 0))]);
@@ -131,14 +145,8 @@ void describe('Executor: calls in flight', () => {
       await until('the bid on the book', async () =>
         (await h.simOrders()).length === 1 ? true : undefined,
       );
-      // As a scrape shows them.
-      const part = async (name: string, which: 'count' | 'sum') => {
-        // Labelled by the pair's altname (XBTUSD), as every metric family labels pairs.
-        const line = new RegExp(`^${name}_${which}\\{pair="XBTUSD"\\} (\\S+)$`, 'm');
-        return Number(line.exec(await registry.metrics())?.[1] ?? 0);
-      };
-      const count = (name: string) => part(name, 'count');
-      const sum = (name: string) => part(name, 'sum');
+      const count = async (name: string) => (await histogram(registry, name)).count;
+      const sum = async (name: string) => (await histogram(registry, name)).sum;
       await until('the call observed', async () =>
         (await count('makerd_tick_to_wire_seconds')) === 1 ? true : undefined,
       );
@@ -190,18 +198,12 @@ void describe('Executor: calls in flight', () => {
         (await h.simOrders()).length === 2 ? true : undefined,
       );
       assert.ok(Date.now() - first < 700, 'both went before the first one was due');
-      const scrape = async (which: 'count' | 'sum') => {
-        const line = new RegExp(
-          `^makerd_tick_to_wire_seconds_${which}\\{pair="XBTUSD"\\} (\\S+)$`,
-          'm',
-        );
-        return Number(line.exec(await registry.metrics())?.[1] ?? 0);
-      };
+      const t2w = () => histogram(registry, 'makerd_tick_to_wire_seconds');
       await until('both calls observed', async () =>
-        (await scrape('count')) === 2 ? true : undefined,
+        (await t2w()).count === 2 ? true : undefined,
       );
       // From its own snapshot the first would count at least 0.2 s; from the second's, a few ms.
-      const counted = await scrape('sum');
+      const counted = (await t2w()).sum;
       assert.ok(counted < 0.15, `${counted} s for both`);
     });
   });
@@ -219,12 +221,30 @@ void describe('Executor: calls in flight', () => {
         .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
       assert.equal((await h.simOrders()).length, 0);
 
-      await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 5))]);
-      const placed = await until('the moved bid placed anew', async () => {
-        const o = await h.simOrders();
-        return o.length === 1 && o[0]?.price === '49005.0' ? o[0] : undefined;
+      // The refusal comes EDIT_LATENCY_MS after the edit is written.
+      await h.sim.admin('POST', '/_sim/faults', {
+        paths: ['EditOrder'],
+        latency_ms: EDIT_LATENCY_MS,
       });
-      assert.equal(placed.side, 'buy');
+      const before = await histogram(registry, 'makerd_tick_to_wire_seconds');
+      try {
+        await h.publish([intentFor(BTC, 'bid:0', quote('bid:0', 5))]);
+        const placed = await until('the moved bid placed anew', async () => {
+          const o = await h.simOrders();
+          return o.length === 1 && o[0]?.price === '49005.0' ? o[0] : undefined;
+        });
+        assert.equal(placed.side, 'buy');
+      } finally {
+        await h.sim.admin('POST', '/_sim/faults', {});
+      }
+      // The edit and the add placed again: the add counts from the refusal, not from the
+      // snapshot (which would be EDIT_LATENCY_MS more).
+      const after = await until('both calls observed', async () => {
+        const t = await histogram(registry, 'makerd_tick_to_wire_seconds');
+        return t.count === before.count + 2 ? t : undefined;
+      });
+      const counted = after.sum - before.sum;
+      assert.ok(counted < 0.1, `${counted} s for the edit and the add`);
       assert.equal(
         await metric(registry, 'makerd_order_rejections_total', { error: 'EOrder:Unknown order' }),
         1,
