@@ -194,11 +194,16 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `slowest tick-to-wire samples (ms @ s into the run, action, from): ${slowest(timed)}`,
       `slowest after the first ${SETTLE_MS / 1000} s: ${slowest(timed.filter((t) => t.atS * 1000 >= SETTLE_MS))}`,
     );
-    for (const from of ['snapshot', 'budget'] as const) {
+    const fromWhat = {
+      snapshot: 'the snapshot (sent on its tick)',
+      budget: 'the budget due (waited for points)',
+      retry: 'the answer that found its order gone (placed again)',
+    } as const;
+    for (const [from, what] of Object.entries(fromWhat)) {
       const xs = wires.filter((w) => w.from === from).map((w) => w.tickToWireMs);
       const p = percentiles(xs);
       details.push(
-        `tick-to-wire counted from ${from === 'snapshot' ? 'the snapshot (sent on its tick)' : 'the budget due (waited for points)'}: n=${xs.length} p50 ${fmtMs(p.p50)} ms p99 ${fmtMs(p.p99)} ms`,
+        `tick-to-wire counted from ${what}: n=${xs.length} p50 ${fmtMs(p.p50)} ms p99 ${fmtMs(p.p99)} ms`,
       );
     }
     for (const [action, xs] of byAction) {

@@ -43,12 +43,12 @@ export function endQuietWindow(owner: object): void {
   quiet.delete(owner);
 }
 
-/** Whether no owner holds early collections off now. */
-export function quietNow(): boolean {
+/** Whether no window holds early collections off at `atMs` (performance.now(); default now). */
+export function quietAt(atMs = performance.now()): boolean {
   const now = performance.now();
   for (const [owner, w] of quiet) {
     if (w.toMs <= now) quiet.delete(owner);
-    else if (w.fromMs <= now) return false;
+    else if (w.fromMs <= atMs && atMs < w.toMs) return false;
   }
   return true;
 }
@@ -103,7 +103,7 @@ export function collectStartupGarbage(): boolean {
  * says so with quietWindow().
  */
 export function scavengeIfFilling(): boolean {
-  if (youngFill() < SCAVENGE_AT_FILL || !quietNow()) return false;
+  if (youngFill() < SCAVENGE_AT_FILL || !quietAt()) return false;
   const fn = collector();
   if (fn === null) return false;
   fn({ type: 'minor' });

@@ -12,7 +12,7 @@ export {
   SCAVENGE_QUIET_MS,
   collectStartupGarbage,
   endQuietWindow,
-  quietNow,
+  quietAt,
   quietWindow,
   scavengeIfFilling,
   youngFill,

@@ -229,15 +229,13 @@ export class OrderCalls {
           return;
         }
         // Gone: not on the book (filled or cancelled since our last view), so the slot is free
-        // now; the intent goes back to the register and is placed by the next drain. The writes
-        // leave together (one round trip, not four in a row): a drain the restore wakes before
-        // both records are in memory finds the slot busy (the original's edit still pending) and
-        // leaves the intent to the drain this call's end starts. What the order executed is
+        // now; the intent goes back to the register and is placed by the drain the restore wakes:
+        // both records are in memory by then (written early), and the writes leave together
+        // (one round trip for the restore, not four in a row). What the order executed is
         // recorded by the next full sync, from ClosedOrders (settleRetired).
         ctx.noteRetry(item.intent, answeredAtMs);
         await Promise.all([
-          this.#refused(call, [next], 'EditOrder', failure),
-          ctx.persist([retiredAsGone(orig, ctx.now())]),
+          this.#refused(call, [next], 'EditOrder', failure, [retiredAsGone(orig, ctx.now())]),
           ctx.deps.bus.restore(ctx.id, [item.intent]),
         ]);
       }
@@ -372,16 +370,20 @@ export class OrderCalls {
     return out;
   }
 
-  /** A call that failed as a whole: its records' outcome, and its points back if refused. */
+  /**
+   * A call that failed as a whole: its records' outcome (with `also`, records it settled, in the
+   * same write), and its points back if refused.
+   */
   async #refused(
     call: PlannedCall,
     records: readonly TrackedOrder[],
     action: string,
     failure: Failure,
+    also: readonly TrackedOrder[] = [],
   ): Promise<void> {
     // Together: points waiting intents may need, and records the next drain reads.
     await Promise.all([
-      this.#failed(records, action, failure),
+      this.#failed(records, action, failure, also),
       pointsBack(failure) && call.cost > 0 ? this.#ctx.refund(call.cost) : undefined,
     ]);
   }
@@ -390,7 +392,12 @@ export class OrderCalls {
     await this.#failed(records, action, { kind: 'unknown', reason });
   }
 
-  async #failed(records: readonly TrackedOrder[], action: string, failure: Failure): Promise<void> {
+  async #failed(
+    records: readonly TrackedOrder[],
+    action: string,
+    failure: Failure,
+    also: readonly TrackedOrder[] = [],
+  ): Promise<void> {
     const ctx = this.#ctx;
     const { metrics, log, ratecount } = ctx.deps;
     const now = ctx.now();
@@ -414,14 +421,19 @@ export class OrderCalls {
       log.warn({ action, error: failure.reason }, 'order entry refused');
     }
     const placed = records.filter((r) => r.state === 'pending-new');
+    // Terminal outcomes, in memory at once: the slot is free to the next drain.
     await ctx.persist(
-      placed.map((r) => ({
-        ...r,
-        state: 'rejected' as const,
-        pendingCall: null,
-        reason: failure.reason,
-        updatedAtMs: now,
-      })),
+      [
+        ...placed.map((r) => ({
+          ...r,
+          state: 'rejected' as const,
+          pendingCall: null,
+          reason: failure.reason,
+          updatedAtMs: now,
+        })),
+        ...also,
+      ],
+      true,
     );
     switch (failure.then) {
       case 'mode':

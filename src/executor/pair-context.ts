@@ -173,9 +173,15 @@ export class PairContext {
     }
   }
 
-  /** Writes records through to the tracker (fenced by the lease) and updates the memory copy. */
-  async persist(records: readonly TrackedOrder[]): Promise<void> {
+  /**
+   * Writes records through to the tracker (fenced by the lease) and updates the memory copy:
+   * after the write, or before it when `early` (outcomes the next drain should see at once; a
+   * write that then fails leaves Redis with the older state, which the reconciliation at start
+   * settles by query, as for a crash before the write).
+   */
+  async persist(records: readonly TrackedOrder[], early = false): Promise<void> {
     if (records.length === 0) return;
+    if (early) this.remember(records);
     await this.deps.tracker.put(records, this.deps.lease.fence);
     this.remember(records);
   }

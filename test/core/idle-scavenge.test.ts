@@ -8,7 +8,7 @@ import {
   SCAVENGE_AT_FILL,
   collectStartupGarbage,
   endQuietWindow,
-  quietNow,
+  quietAt,
   quietWindow,
   scavengeIfFilling,
   youngFill,
@@ -44,18 +44,18 @@ void describe('scavengeIfFilling', () => {
       // A window that opens later holds nothing now.
       quietWindow(other, 50, Infinity);
       fillYoung(SCAVENGE_AT_FILL + 0.1);
-      assert.equal(quietNow(), false);
+      assert.equal(quietAt(), false);
       assert.equal(scavengeIfFilling(), false);
       assert.ok(youngFill() >= SCAVENGE_AT_FILL, 'nothing collected in the window');
       endQuietWindow(owner);
-      assert.equal(quietNow(), true);
+      assert.equal(quietAt(), true);
       assert.equal(scavengeIfFilling(), true);
       assert.ok(youngFill() < SCAVENGE_AT_FILL / 2, `collected: ${youngFill()}`);
       // The later window opens in its time and closes by itself at its end.
       quietWindow(other, 0, 30);
-      assert.equal(quietNow(), false);
+      assert.equal(quietAt(), false);
       await new Promise((resolve) => setTimeout(resolve, 40));
-      assert.equal(quietNow(), true);
+      assert.equal(quietAt(), true);
     } finally {
       endQuietWindow(owner);
       endQuietWindow(other);
