@@ -93,7 +93,7 @@ export class ExecutorMetrics {
     });
     this.tickToWire = new Histogram({
       name: 'makerd_tick_to_wire_seconds',
-      help: 'From the later of snapshot ready and budget available to the request written to the socket',
+      help: 'From snapshot ready (or, if later, budget available or the answer that found the order gone) to the request written to the socket',
       labelNames: ['pair'],
       buckets: LATENCY_BUCKETS,
       registers,

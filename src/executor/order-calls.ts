@@ -15,9 +15,9 @@ export interface ReadyCall {
   /** Write-ahead records: persisted (for all ready calls at once) before any is sent. */
   readonly records: readonly TrackedOrder[];
   /**
-   * Sends it and records the outcome; `start` is where its tick-to-wire counts from (when the
-   * ratecount allowed it...), and nothing leaves before `journaled` (the write of `records`) has
-   * resolved.
+   * Sends it and records the outcome; `start` is where its tick-to-wire counts from if not from
+   * its snapshots (the budget due, a retry's answer), and nothing leaves before `journaled` (the
+   * write of `records`) has resolved.
    */
   send(start: WireStart, journaled: Promise<unknown>): Promise<void>;
 }

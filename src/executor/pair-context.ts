@@ -71,7 +71,7 @@ export function intentKey(i: OrderIntent): string {
   return `${i.slot}#${i.generation}`;
 }
 
-/** How many retry starts PairContext.retryFromMs keeps (one per order found gone, until sent). */
+/** How many retry starts a PairContext keeps (one per order found gone, until its intent goes). */
 const RETRIES_KEPT = 64;
 
 /** How long a mode learned from a refusal holds before order entry tries again. */
@@ -204,11 +204,16 @@ export class PairContext {
     this.remember(records);
   }
 
-  /** Gives back ratecount points of calls refused or never sent: budget free ahead of plan. */
+  /**
+   * Gives back ratecount points of calls refused or never sent: budget free ahead of plan, from
+   * now: the level this process plans with has them back at once (RatecountStore.estimate), so a
+   * drain before Redis's reply may spend them, and its calls count tick-to-wire from here.
+   */
   async refund(points: number): Promise<void> {
-    const reading = await this.deps.ratecount.refund(this.id, points, this.now());
-    this.deps.metrics.ratecountLevel.set({ pair: this.label }, reading.level);
+    const refunded = this.deps.ratecount.refund(this.id, points, this.now());
     this.budgetFreedAtMs = this.now();
+    const reading = await refunded;
+    this.deps.metrics.ratecountLevel.set({ pair: this.label }, reading.level);
   }
 
   /** Applies an exchange view: fills are derived and recorded by the tracker. */

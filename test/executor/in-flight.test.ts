@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { Redis } from 'ioredis';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
+import { penalty } from '../../src/exchange/index.js';
 import { RatecountStore, type Executor } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
 import type { UnpublishedIntent } from '../../src/bus/index.js';
@@ -270,6 +271,55 @@ void describe('Executor: calls in flight', () => {
         Math.abs(ours - sim) < 0.5,
         `model ${ours.toFixed(2)} vs exchange ${sim.toFixed(2)}`,
       );
+    });
+  });
+
+  void describe('a quote waiting for budget when a refusal gives points back', () => {
+    const suite = executorSuite();
+
+    void it('goes at once, and counts tick-to-wire from the refusal, not its snapshot', async () => {
+      const { h, executor, registry } = suite;
+      await h.publish([
+        intentFor(BTC, 'bid:0', quote('bid:0', 0)),
+        intentFor(BTC, 'bid:1', quote('bid:1', 0)),
+      ]);
+      await until('both bids tracked open', async () =>
+        (await executor.tracker.live(BTC)).filter((o) => o.state === 'open').length === 2
+          ? true
+          : undefined,
+      );
+      // A taker fills bid:0, unseen by the executor.
+      const taker = h.sim.addAccount();
+      await h.sim
+        .client({ key: taker })
+        .addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
+      assert.equal((await h.simOrders()).length, 1);
+      // Room for one edit and an add: bid:0's edit, the farther move, goes first and is refused;
+      // bid:1's waits for points. Its snapshot is old: counted from it, it would show 300 ms at
+      // least. The refusal's points are enough for it and bid:0's add.
+      await leaveRoom(executor, penalty('EditOrder', 1_000) + penalty('AddOrder', 0));
+      const before = await histogram(registry, 'makerd_tick_to_wire_seconds');
+      const now = Date.now();
+      await h.publish([
+        intentFor(BTC, 'bid:0', quote('bid:0', 50)),
+        intentFor(BTC, 'bid:1', quote('bid:1', 5), { snapshotAtMs: now - 300, createdAtMs: now }),
+      ]);
+      await until('bid:0 placed anew and bid:1 moved', async () => {
+        const prices = (await h.simOrders()).map((o) => Number(o.price)).sort((a, b) => a - b);
+        return prices.join() === '48995,49050' ? true : undefined;
+      });
+      const dueInMs = (penalty('EditOrder', 1_000) / executor.ratecount.limits.decayPerSec) * 1000;
+      assert.ok(
+        Date.now() - now < dueInMs / 2,
+        `moved ${Date.now() - now} ms on, due in ${dueInMs}`,
+      );
+      assert.equal((await h.simRejections())['EOrder:Unknown order'], 1);
+      const after = await until('three calls observed', async () => {
+        const t = await histogram(registry, 'makerd_tick_to_wire_seconds');
+        return t.count === before.count + 3 ? t : undefined;
+      });
+      const counted = after.sum - before.sum;
+      assert.ok(counted < 0.1, `${counted} s for the refused edit, the add and the edit`);
     });
   });
 
