@@ -95,9 +95,9 @@ export const NOTES = [
     ` against the latest quotes the strategy asked for; a slot without an order counts ${MISSING_BPS} bps.`,
   'points available = Σ over the 2 pairs of (tier max ratecount + decay/s × duration); points charged and' +
     ' rejections are the simulator’s own (/_sim/state).',
-  'tick-to-wire: makerd = executor onWire samples (later of snapshot ready and budget available → request' +
-    ' written to the socket); naive = snapshot its prices came from ready → request written (the call’s' +
-    ' onWritten).',
+  'tick-to-wire: makerd = executor onWire samples (snapshot ready, or if later the budget available or the' +
+    ' answer that found the order gone → request written to the socket); naive = snapshot its prices came' +
+    ' from ready → request written (the call’s onWritten).',
   'intent age (makerd): intent created by the runner → request written.',
 ];
 
