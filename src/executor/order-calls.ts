@@ -224,8 +224,9 @@ export class OrderCalls {
         }
         // Refused: the replacement never existed, and the original is as it was, or gone.
         if (failure.then !== 'gone') {
-          await this.#refused(call, [next], 'EditOrder', failure);
-          await ctx.persist([{ ...orig, updatedAtMs: ctx.now() }]);
+          await this.#refused(call, [next], 'EditOrder', failure, [
+            { ...orig, updatedAtMs: ctx.now() },
+          ]);
           return;
         }
         // Gone: not on the book (filled or cancelled since our last view), so the slot is free
@@ -421,7 +422,7 @@ export class OrderCalls {
       log.warn({ action, error: failure.reason }, 'order entry refused');
     }
     const placed = records.filter((r) => r.state === 'pending-new');
-    // Terminal outcomes, in memory at once: the slot is free to the next drain.
+    // In memory at once, so the next drain sees the slot as it is now (free, or the original's).
     await ctx.persist(
       [
         ...placed.map((r) => ({

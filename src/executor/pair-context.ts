@@ -177,13 +177,14 @@ export class PairContext {
    * Writes records through to the tracker (fenced by the lease) and updates the memory copy:
    * after the write, or before it when `early` (outcomes the next drain should see at once; a
    * write that then fails leaves Redis with the older state, which the reconciliation at start
-   * settles by query, as for a crash before the write).
+   * settles by query, as for a crash before the write). Once only: remembered again after the
+   * write, they could overwrite what an answer or a sync put there meanwhile.
    */
   async persist(records: readonly TrackedOrder[], early = false): Promise<void> {
     if (records.length === 0) return;
     if (early) this.remember(records);
     await this.deps.tracker.put(records, this.deps.lease.fence);
-    this.remember(records);
+    if (!early) this.remember(records);
   }
 
   /**
