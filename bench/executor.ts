@@ -27,7 +27,7 @@ import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
 import { runMakerd } from './executor/makerd.js';
 import { NAIVE_INTERVAL_MS, runNaive } from './executor/naive.js';
-import { NOTES, calls, table, verdict } from './executor/report.js';
+import { NOTES, calls, stealLine, table, verdict } from './executor/report.js';
 import type { OrderEntry, RunOptions, RunResult } from './executor/result.js';
 import {
   REDIS_URL,
@@ -41,6 +41,7 @@ import {
 } from './executor/setup.js';
 import { fmtMs } from './executor/stats.js';
 import { planPinning, pinSelf, type Pinning } from './support/cpu-pinning.js';
+import { readSteal, stealShare } from './support/host-steal.js';
 import { printHeader, startWatchdog } from './support/run.js';
 import { errorMessage } from '../src/core/index.js';
 
@@ -201,7 +202,13 @@ async function main(): Promise<void> {
     for (const name of args.contenders) {
       const run = CONTENDERS[name];
       process.stdout.write(`running ${tier} / ${name} for ${args.seconds} s ... `);
-      const r = await run(opts);
+      const before = readSteal();
+      const ran = await run(opts);
+      const after = readSteal();
+      const r = {
+        ...ran,
+        hostSteal: before && after ? stealShare(before, after) : undefined,
+      };
       results.push(r);
       console.log(`${calls(r)} order-entry calls`);
     }
@@ -228,6 +235,7 @@ async function main(): Promise<void> {
       `    distance ${r.distance.meanPresentBps.toFixed(2)} bps over slots with an order, ` +
         `${r.distance.samples} samples; ${r.sim.openOrders} orders open at the end, ${r.sim.trades} fills`,
     );
+    if (r.hostSteal !== undefined) console.log(`    ${stealLine(r.hostSteal)}`);
     for (const d of r.details) console.log(`    ${d}`);
   }
   disarm();

@@ -99,6 +99,8 @@ export const NOTES = [
     ' answer that found the order gone → request written to the socket); naive = snapshot its prices came' +
     ' from ready → request written (the call’s onWritten).',
   'intent age (makerd): intent created by the runner → request written.',
+  'steal: the share of the run in which the hypervisor ran something else while a CPU of this VM had' +
+    ' work (/proc/stat); it stalls whatever runs then for milliseconds, with no trace in the process.',
 ];
 
 /** One line per tier for makerd against the targets. */
@@ -125,6 +127,12 @@ export function verdict(r: RunResult): string {
   return (
     `${r.tier}: ${ok ? 'PASS' : 'MISS'} — ` +
     checks.map(([what, pass]) => `${what} ${pass ? 'yes' : 'NO'}`).join('; ') +
-    (other === '0' ? '' : ` (other rejections: ${other})`)
+    (other === '0' ? '' : ` (other rejections: ${other})`) +
+    (r.hostSteal === undefined ? '' : `; ${stealLine(r.hostSteal)}`)
   );
+}
+
+/** What the host took: latency on a VM is only as good as the CPU time it is given. */
+export function stealLine(shares: readonly number[]): string {
+  return `CPU time the host took (steal): ${shares.map((s, cpu) => `cpu${cpu} ${pct(s)}`).join(', ')}`;
 }

@@ -36,6 +36,8 @@ export interface RunResult {
   readonly distance: DistanceFigures;
   readonly tickToWire: Latency;
   readonly intentAge: Latency | undefined;
+  /** Share of the run's wall time the hypervisor took from each CPU (host-steal.ts), if known. */
+  readonly hostSteal?: readonly number[] | undefined;
   /** Free-form lines about where the time or the points went. */
   readonly details: readonly string[];
 }
