@@ -1,9 +1,10 @@
-import { dec, encodeUserref, parseSlotKey, toWire, type OrderIntent } from '../core/index.js';
+import { encodeUserref, parseSlotKey, type OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
 import { errorLabel } from './metrics.js';
 import { classifyFailure, pointsBack, type Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext, type WireStart } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
+import { openedRecord, pendingRecord, retiredAsGone } from './records.js';
 import type { TrackedOrder } from './types.js';
 
 /** A call that waited longer than this in its lane gets a fresh deadline before it goes. */
@@ -135,16 +136,7 @@ export class OrderCalls {
   async #opened(rec: TrackedOrder, txid: string, action: string): Promise<void> {
     const ctx = this.#ctx;
     ctx.deps.metrics.actions.inc({ pair: ctx.label, action, outcome: 'ok' });
-    await ctx.persist([
-      {
-        ...rec,
-        txid,
-        state: dec(rec.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
-        pendingCall: null,
-        openedAtMs: ctx.now(),
-        updatedAtMs: ctx.now(),
-      },
-    ]);
+    await ctx.persist([openedRecord(rec, txid, ctx.now())]);
   }
 
   // ---- edit -----------------------------------------------------------------------------------
@@ -206,14 +198,7 @@ export class OrderCalls {
             reason: 'replaced',
             updatedAtMs: now,
           },
-          {
-            ...next,
-            txid,
-            state: dec(next.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
-            pendingCall: null,
-            openedAtMs: now,
-            updatedAtMs: now,
-          },
+          openedRecord(next, txid, now),
         ]);
       } catch (err) {
         const answeredAtMs = ctx.now();
@@ -452,46 +437,4 @@ export class OrderCalls {
         break;
     }
   }
-}
-
-/**
- * An order the exchange says is not open ("Unknown order"): retired now, so its slot is free at
- * once, and its final execution taken from ClosedOrders by the next full sync.
- */
-export function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
-  return { ...order, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now };
-}
-
-function pendingRecord(
-  pair: string,
-  intent: OrderIntent,
-  userref: number,
-  item: { side: 'buy' | 'sell'; price: string; volume: string; postOnly: boolean },
-  sentAtMs: number,
-  deadlineMs: number,
-): TrackedOrder {
-  return {
-    userref,
-    txid: null,
-    pair,
-    slot: intent.slot,
-    generation: intent.generation,
-    side: item.side,
-    price: toWire(dec(item.price)),
-    volume: toWire(dec(item.volume)),
-    volumeExecuted: '0',
-    cost: '0',
-    fee: '0',
-    postOnly: item.postOnly,
-    feeIn: 'quote',
-    state: 'pending-new',
-    openedAtMs: 0,
-    sentAtMs,
-    deadlineMs,
-    updatedAtMs: sentAtMs,
-    pendingCall: 'add',
-    replaces: null,
-    reason: null,
-    origin: 'placed',
-  };
 }

@@ -12,7 +12,8 @@ import {
 import { cancelAllPenalty } from '../exchange/index.js';
 import { ExecutorError, NotSentError } from './errors.js';
 import type { RatecountReading } from './ratecount-store.js';
-import { OrderCalls, retiredAsGone, type ReadyCall } from './order-calls.js';
+import { OrderCalls, type ReadyCall } from './order-calls.js';
+import { retiredAsGone } from './records.js';
 import { OrderSync } from './order-sync.js';
 import { intentKey as keyOf, type PairContext, type WireStart } from './pair-context.js';
 import { cancelsOnly, planCalls, type Plan, type PlannedCall } from './plan/index.js';

@@ -1,14 +1,30 @@
 /**
  * The executor's warm-up before a pair's first order: the pure steps run on made-up intents, and
- * nothing may leave the process (no request, no nonce taken) whatever the tier.
+ * nothing may leave the process (no request, no nonce taken) whatever the tier. The made-up work
+ * must be shaped as in trading: V8 compiles the planner for the hidden classes it is shown, and
+ * intents or records of another shape throw that code away at the first real drain.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { parseWithSchema } from '../../src/core/index.js';
+import { checkPublishInput } from '../../src/bus/index.js';
+import {
+  dec,
+  encodeUserref,
+  ManualClock,
+  parseWithSchema,
+  type MarketSnapshot,
+  type OrderIntent,
+  type OwnOrder,
+} from '../../src/core/index.js';
 import { InProcessNonceSource, TIERS, type SpotClient } from '../../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
 import { ExecutorConfig } from '../../src/executor/index.js';
-import { warmUp } from '../../src/executor/warm-up.js';
+import { openedRecord, pendingRecord } from '../../src/executor/records.js';
+import { warmUp, warmUpWork } from '../../src/executor/warm-up.js';
+import type { UnpublishedIntent } from '../../src/runner/ports.js';
+import { Runner } from '../../src/runner/runner.js';
+import { defineStrategy, Type, type DesiredQuote } from '../../src/runner/strategy-api.js';
+import { snapshot } from '../strategies/snapshot-fixture.js';
 import { clientFor } from '../support/client-for.js';
 import { startFakeExchange, type FakeExchange } from '../support/fake-exchange.js';
 import { ETHUSD, XBTUSD } from '../support/pairs.js';
@@ -45,5 +61,122 @@ void describe('warmUp', () => {
     await client.balance();
     const [balance] = ex.requestsFor('Balance');
     assert.equal(balance?.nonce, String(floor + 1), 'the next call has the first nonce');
+  });
+});
+
+/** Each member's path and kind, nested objects included, in the order the object holds them. */
+function shape(value: unknown, at = ''): string[] {
+  if (value === null || typeof value !== 'object')
+    return [`${at}: ${value === null ? 'null' : typeof value}`];
+  if (Array.isArray(value)) return [`${at}: array`];
+  return Object.entries(value).flatMap(([k, v]) => shape(v, `${at}.${k}`));
+}
+
+/** What a runner publishes for XBTUSD through the bus's checks, with the generation it adds. */
+async function published(quotes: DesiredQuote[], live: OwnOrder[]): Promise<OrderIntent[]> {
+  const out: OrderIntent[] = [];
+  const now = 1_700_000_000_000;
+  const plugin = defineStrategy({
+    name: 'scripted',
+    version: '1.0.0',
+    options: Type.Object({}),
+    init: () => ({}),
+    quote: () => ({ quotes }),
+  });
+  const noop = () => () => undefined;
+  const snap: MarketSnapshot = Object.freeze({
+    ...snapshot({ takenAtMs: now }),
+    // As a live feed has them once OpenOrders and Depth have answered.
+    openOrders: Object.freeze(live),
+    ordersAsOfMs: now - 100,
+    bookAsOfMs: now - 50,
+  });
+  const log = { info: () => undefined, warn: () => undefined };
+  const runner = new Runner({
+    feed: { snapshot: () => snap, onUpdate: noop, onFill: noop },
+    sink: {
+      publish: (intents: readonly UnpublishedIntent[]) => {
+        const withGeneration = checkPublishInput(intents).map((i) => ({ ...i, generation: 7 }));
+        out.push(...withGeneration);
+        return Promise.resolve({ published: withGeneration, coalesced: 0 });
+      },
+    },
+    strategies: [
+      {
+        pair: XBTUSD,
+        plugin,
+        context: { pair: XBTUSD, options: {}, log },
+        state: plugin.init({ pair: XBTUSD, options: {}, log }),
+      },
+    ],
+    config: {
+      price_tolerance_bps: 0,
+      volume_tolerance: 0,
+      max_order_age_ms: 0,
+      intent_ttl_ms: 5_000,
+      republish_after_ms: 10_000,
+      min_tick_interval_ms: 200,
+    },
+    instance: 3,
+    clock: new ManualClock(now),
+  });
+  await runner.tick(XBTUSD.id);
+  return out;
+}
+
+void describe('warmUpWork', () => {
+  const quote = (side: 'buy' | 'sell', level: number, price: string): DesiredQuote => ({
+    side,
+    level,
+    price: dec(price),
+    volume: dec('0.01'),
+  });
+  const resting = (side: 'buy' | 'sell', level: number, price: string): OwnOrder =>
+    Object.freeze({
+      txid: `O${side}${level}-AAAAA-BBBBBB`,
+      userref: encodeUserref(3, { side, level }, 1),
+      slot: { side, level },
+      generation: 1,
+      side,
+      orderType: 'limit',
+      price: dec(price),
+      volume: dec('0.01'),
+      volumeExecuted: dec('0'),
+      openedAtMs: 1_699_999_000_000,
+      postOnly: true,
+    });
+  const work = warmUpWork(XBTUSD, 3, Date.now());
+
+  void it('makes intents shaped as the runner publishes them, for each action', async () => {
+    const places = await published([quote('buy', 0, '99.5'), quote('sell', 0, '100.5')], []);
+    const amends = await published(
+      [quote('buy', 0, '99.5'), quote('sell', 0, '100.5')],
+      [resting('buy', 0, '99.4'), resting('sell', 0, '100.6')],
+    );
+    const cancels = await published([], [resting('buy', 0, '99.4')]);
+    for (const [action, real, made] of [
+      ['place', places, work.places],
+      ['amend', amends, work.amends],
+      ['cancel', cancels, work.cancels],
+    ] as const) {
+      assert.ok(real.length > 0 && made.length > 0, `${action}: intents on both sides`);
+      assert.ok(
+        [...real, ...made].every((i) => i.action === action),
+        `${action}: every intent is a ${action}`,
+      );
+      assert.deepEqual(shape(made[0]), shape(real[0]), `${action}: same members, same order`);
+    }
+  });
+
+  void it('makes resting orders shaped as the record of an answered AddOrder', () => {
+    const [intent] = work.places;
+    assert.ok(intent?.desired !== undefined);
+    const answered = openedRecord(
+      pendingRecord(XBTUSD.id, intent, 1, intent.desired, 1, 2),
+      'OABCDE-FGHIJ-KLMNOP',
+      3,
+    );
+    for (const order of work.resting) assert.deepEqual(shape(order), shape(answered));
+    assert.ok(work.resting.every((o) => o.state === 'open' && o.txid !== null));
   });
 });

@@ -1,0 +1,65 @@
+import { dec, toWire, type OrderIntent } from '../core/index.js';
+import type { TrackedOrder } from './types.js';
+
+/**
+ * How an order's record comes to be and moves on, in one place: the calls build records only
+ * through these, and so does the warm-up (warm-up.ts), so the planner is compiled for objects of
+ * the shapes it meets in trading. A record built another way (another literal, fields in another
+ * order or of another kind) has another hidden class in V8, and the first real drain would throw
+ * the warm-up's compiled code away ("wrong map").
+ */
+
+/** The write-ahead record of an order about to be placed (AddOrder, a batch's item, an edit). */
+export function pendingRecord(
+  pair: string,
+  intent: OrderIntent,
+  userref: number,
+  item: { side: 'buy' | 'sell'; price: string; volume: string; postOnly: boolean },
+  sentAtMs: number,
+  deadlineMs: number,
+): TrackedOrder {
+  return {
+    userref,
+    txid: null,
+    pair,
+    slot: intent.slot,
+    generation: intent.generation,
+    side: item.side,
+    price: toWire(dec(item.price)),
+    volume: toWire(dec(item.volume)),
+    volumeExecuted: '0',
+    cost: '0',
+    fee: '0',
+    postOnly: item.postOnly,
+    feeIn: 'quote',
+    state: 'pending-new',
+    openedAtMs: 0,
+    sentAtMs,
+    deadlineMs,
+    updatedAtMs: sentAtMs,
+    pendingCall: 'add',
+    replaces: null,
+    reason: null,
+    origin: 'placed',
+  };
+}
+
+/** The record once the exchange answered with the order's txid. */
+export function openedRecord(rec: TrackedOrder, txid: string, nowMs: number): TrackedOrder {
+  return {
+    ...rec,
+    txid,
+    state: dec(rec.volumeExecuted).gt(0) ? 'partially-filled' : 'open',
+    pendingCall: null,
+    openedAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
+}
+
+/**
+ * An order the exchange says is not open ("Unknown order"): retired now, so its slot is free at
+ * once, and its final execution taken from ClosedOrders by the next full sync.
+ */
+export function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
+  return { ...order, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now };
+}
