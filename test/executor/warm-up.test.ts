@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { checkPublishInput } from '../../src/bus/index.js';
 import {
   dec,
-  encodeUserref,
   ManualClock,
   parseWithSchema,
   type MarketSnapshot,
@@ -25,6 +24,7 @@ import type { UnpublishedIntent } from '../../src/runner/ports.js';
 import { Runner } from '../../src/runner/runner.js';
 import { defineStrategy, Type, type DesiredQuote } from '../../src/runner/strategy-api.js';
 import { snapshot } from '../strategies/snapshot-fixture.js';
+import { ownOrder } from '../support/own-order.js';
 import { clientFor } from '../support/client-for.js';
 import { startFakeExchange, type FakeExchange } from '../support/fake-exchange.js';
 import { ETHUSD, XBTUSD } from '../support/pairs.js';
@@ -132,19 +132,7 @@ void describe('warmUpWork', () => {
     volume: dec('0.01'),
   });
   const resting = (side: 'buy' | 'sell', level: number, price: string): OwnOrder =>
-    Object.freeze({
-      txid: `O${side}${level}-AAAAA-BBBBBB`,
-      userref: encodeUserref(3, { side, level }, 1),
-      slot: { side, level },
-      generation: 1,
-      side,
-      orderType: 'limit',
-      price: dec(price),
-      volume: dec('0.01'),
-      volumeExecuted: dec('0'),
-      openedAtMs: 1_699_999_000_000,
-      postOnly: true,
-    });
+    ownOrder(side, level, price, '0.01', 3);
   const work = warmUpWork(XBTUSD, 3, Date.now());
 
   void it('makes intents shaped as the runner publishes them, for each action', async () => {

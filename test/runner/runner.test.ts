@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import {
   dec,
-  encodeUserref,
   ManualClock,
   type MarketSnapshot,
   type OrderIntent,
@@ -21,6 +20,7 @@ import {
   type FillEvent,
 } from '../../src/runner/strategy-api.js';
 import { PAIR, snapshot } from '../strategies/snapshot-fixture.js';
+import { ownOrder } from '../support/own-order.js';
 
 const CONFIG: RunnerConfig = {
   price_tolerance_bps: 5,
@@ -62,22 +62,6 @@ class RecordingSink implements IntentSink {
     this.published.push(...out);
     return Promise.resolve({ published: out, coalesced: 0 });
   }
-}
-
-function ownOrder(side: 'buy' | 'sell', level: number, price: string, volume = '0.01'): OwnOrder {
-  return Object.freeze({
-    txid: `O${side}${level}-${price}`,
-    userref: encodeUserref(1, { side, level }, 1),
-    slot: { side, level },
-    generation: 1,
-    side,
-    orderType: 'limit',
-    price: dec(price),
-    volume: dec(volume),
-    volumeExecuted: dec('0'),
-    openedAtMs: 1_700_000_000_000,
-    postOnly: true,
-  });
 }
 
 function withOrders(snap: MarketSnapshot, orders: OwnOrder[]): MarketSnapshot {
