@@ -63,9 +63,9 @@ interface Draft {
 }
 
 /**
- * Every draft is made here, so all have one hidden class in V8 and the code that reads them stays
- * compiled for it: spreads of one another made a new class for each mix of parts, and a plan
- * with a mix the warm-up had not shown threw draftCost's compiled code away.
+ * Every draft is made here, so all have one hidden class in V8 (spreads of one another made one
+ * for each mix of parts) and the code that reads them, compiled during the warm-up, meets no
+ * shape it was not shown.
  */
 function draftOf(cancels: Draft['cancels'], edits: Draft['edits'], adds: Draft['adds']): Draft {
   return { cancels, edits, adds };
