@@ -64,8 +64,7 @@ interface Draft {
 
 /**
  * Every draft is made here, so all have one hidden class in V8 (spreads of one another made one
- * for each mix of parts) and the code that reads them, compiled during the warm-up, meets no
- * shape it was not shown.
+ * for each mix of parts), whichever mix of cancels, edits and adds the warm-up showed.
  */
 function draftOf(cancels: Draft['cancels'], edits: Draft['edits'], adds: Draft['adds']): Draft {
   return { cancels, edits, adds };
