@@ -17,6 +17,7 @@ export type {
   Order,
   OrderFields,
   AddOrderRequest,
+  AddOrderBatchRequest,
   EditOrderRequest,
   Side,
   OrderType,

@@ -4,6 +4,12 @@ import { errorLabel } from './metrics.js';
 import { classifyFailure, pointsBack, type Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext, type WireStart } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
+import {
+  addFields,
+  addOrderBatchRequest,
+  addOrderRequest,
+  editOrderRequest,
+} from './order-requests.js';
 import { openedRecord, pendingRecord, retiredAsGone } from './records.js';
 import type { TrackedOrder } from './types.js';
 
@@ -87,14 +93,7 @@ export class OrderCalls {
       );
       return pendingRecord(ctx.id, item.intent, userref, item, sentAtMs, deadlineMs);
     });
-    const fields = items.map((item, i) => ({
-      userref: (records[i] as TrackedOrder).userref,
-      ordertype: 'limit' as const,
-      type: item.side,
-      volume: item.volume,
-      price: item.price,
-      oflags: item.postOnly ? 'post,fciq' : 'fciq',
-    }));
+    const fields = items.map((item, i) => addFields((records[i] as TrackedOrder).userref, item));
     const action = single ? 'AddOrder' : 'AddOrderBatch';
     const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
       records = await this.#fresh(records);
@@ -103,7 +102,7 @@ export class OrderCalls {
         if (single) {
           const f = fields[0] as (typeof fields)[number];
           const res = await this.#wire(action, items, start, journaled, (o) =>
-            client.addOrder({ pair: ctx.id, ...f, deadline }, o),
+            client.addOrder(addOrderRequest(ctx.id, f, deadline), o),
           );
           const txid = res.result.txid?.[0];
           const rec = records[0] as TrackedOrder;
@@ -112,7 +111,7 @@ export class OrderCalls {
           return;
         }
         const res = await this.#wire(action, items, start, journaled, (o) =>
-          client.addOrderBatch({ pair: ctx.id, orders: fields, deadline }, o),
+          client.addOrderBatch(addOrderBatchRequest(ctx.id, fields, deadline), o),
         );
         const answers = res.result.orders;
         for (const [i, rec] of records.entries()) {
@@ -171,15 +170,13 @@ export class OrderCalls {
       try {
         const res = await this.#wire('EditOrder', [item], start, journaled, (o) =>
           client.editOrder(
-            {
-              txid: orig.txid as string,
-              pair: ctx.id,
-              volume: item.volume,
-              price: item.price,
+            editOrderRequest(
+              orig.txid as string,
+              ctx.id,
+              item,
               userref,
-              ...(item.postOnly ? { oflags: 'post' } : {}),
-              deadline: new Date(next.deadlineMs).toISOString(),
-            },
+              new Date(next.deadlineMs).toISOString(),
+            ),
             o,
           ),
         );

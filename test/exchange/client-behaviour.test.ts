@@ -20,12 +20,16 @@ import {
   PairRulesBook,
   RequestTimeoutError,
   SpotClient,
+  spotSigner,
   ThrottledError,
   TickSizeCheckFailedError,
   TransportError,
+  endpoints,
+  type SigningInput,
 } from '../../src/index.js';
 import { closedPort, clientFor, recordSigned, settle, until } from '../support/client-for.js';
 import { newSecret, startFakeExchange, type FakeExchange } from '../support/fake-exchange.js';
+import { XBTUSD_ENTRY } from '../support/pairs.js';
 
 let ex: FakeExchange;
 let clients: SpotClient[];
@@ -54,20 +58,6 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 /** Longer than any headers timeout used here can take to fire (undici: ~1 s resolution). */
 const HANG_MS = 4_000;
-
-const XBTUSD_RULES = {
-  altname: 'XBTUSD',
-  wsname: 'XBT/USD',
-  base: 'XXBT',
-  quote: 'ZUSD',
-  pair_decimals: 1,
-  lot_decimals: 8,
-  cost_decimals: 5,
-  ordermin: '0.0001',
-  costmin: '0.5',
-  tick_size: '0.1',
-  status: 'online',
-};
 
 const MARKET_BUY = { pair: 'XBTUSD', type: 'buy', ordertype: 'market', volume: '1' } as const;
 
@@ -273,7 +263,7 @@ void describe('warnings and pre-flight checks', () => {
   });
 
   void it('an off-tick AddOrder price throws TickSizeCheckFailedError and sends nothing', async () => {
-    const pairRules = PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_RULES });
+    const pairRules = PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_ENTRY });
     const c = client({ pairRules });
     const order = { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', volume: '0.01' } as const;
     // Wrapped so that a synchronous throw is caught as well (see the next test).
@@ -292,7 +282,7 @@ void describe('warnings and pre-flight checks', () => {
     // A caller writing `Promise.allSettled([c.addOrder(a), c.addOrder(b)])` or
     // `c.addOrder(b).catch(handle)` must get a rejected promise: a synchronous throw skips the
     // handler, and in the allSettled form loses the outcome of order `a`, already on the wire.
-    const c = client({ pairRules: PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_RULES }) });
+    const c = client({ pairRules: PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_ENTRY }) });
     const offTick = {
       pair: 'XBTUSD',
       type: 'buy',
@@ -325,6 +315,53 @@ void describe('warnings and pre-flight checks', () => {
       [],
       'these methods throw instead of returning a rejected promise',
     );
+  });
+
+  void it("rehearse runs a call's checks and signing with no nonce taken and nothing sent", async () => {
+    const floor = Date.now() + 3_600_000;
+    const signedInputs: SigningInput[] = [];
+    const c = client({
+      pairRules: PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_ENTRY }),
+      nonceSource: new InProcessNonceSource({ floor }),
+      signers: {
+        spot: {
+          sign: (input, credentials) => {
+            signedInputs.push(input);
+            return spotSigner.sign(input, credentials);
+          },
+        },
+      },
+    });
+    const order = { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', volume: '0.01' } as const;
+    const channel = recordSigned();
+    c.rehearse(endpoints.addOrder, { ...order, price: '37000.1' });
+    assert.deepEqual(
+      signedInputs.map((i) => [i.path, i.nonce, i.body]),
+      [
+        [
+          '/0/private/AddOrder',
+          '0',
+          'nonce=0&pair=XBTUSD&type=buy&ordertype=limit&volume=0.01&price=37000.1',
+        ],
+      ],
+      'signed as the call would be, with nonce 0',
+    );
+    assert.throws(
+      () => c.rehearse(endpoints.addOrder, { ...order, price: '37000.05' }),
+      TickSizeCheckFailedError,
+    );
+    assert.throws(
+      () => c.rehearse(endpoints.futuresAcceptRfqOffer, { rfqUid: 'r' }),
+      /bidAccepted\/askAccepted: exactly one of them must be given/,
+    );
+    // The generic call() holds an order to the pair's rules as the named methods do.
+    const err = await rejection(c.call(endpoints.addOrder, { ...order, price: '37000.05' }));
+    assert.ok(err instanceof TickSizeCheckFailedError, String(err));
+    channel.stop();
+    assert.equal(ex.requests.length, 0, 'nothing crossed the wire');
+    assert.deepEqual(channel.messages, [], 'no rehearsal reported as a signed call');
+    await c.addOrder({ ...order, price: '37000.1' });
+    assert.equal(ex.requestsFor('AddOrder')[0]?.nonce, String(floor + 1), 'no nonce was taken');
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Decimal, InvalidInputError, dec } from '../../src/core/index.js';
+import { XBTUSD_ENTRY } from '../support/pairs.js';
 import {
   CostMinimumNotMetError,
   type ExchangeError,
@@ -18,19 +19,7 @@ import {
 } from '../../src/exchange/pair-rules.js';
 
 // AssetPairs entries shaped like the exchange's (only the fields the rules read, plus status).
-const XBTUSD: PairRulesSource = {
-  altname: 'XBTUSD',
-  wsname: 'XBT/USD',
-  base: 'XXBT',
-  quote: 'ZUSD',
-  pair_decimals: 1,
-  lot_decimals: 8,
-  cost_decimals: 5,
-  ordermin: '0.0001',
-  costmin: '0.5',
-  tick_size: '0.1',
-  status: 'online',
-};
+const XBTUSD: PairRulesSource = XBTUSD_ENTRY;
 const ETHXBT: PairRulesSource = {
   altname: 'ETHXBT',
   wsname: 'ETH/XBT',

@@ -15,11 +15,20 @@ import {
   type OrderIntent,
   type OwnOrder,
 } from '../../src/core/index.js';
-import { InProcessNonceSource, TIERS, type SpotClient } from '../../src/exchange/index.js';
+import {
+  InProcessNonceSource,
+  PairRules,
+  PairRulesBook,
+  spotSigner,
+  TIERS,
+  type SigningInput,
+  type SpotClient,
+} from '../../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
 import { ExecutorConfig } from '../../src/executor/index.js';
 import { openedRecord, pendingRecord } from '../../src/executor/records.js';
 import { warmUp, warmUpWork } from '../../src/executor/warm-up.js';
+import { pairInfoOf } from '../../src/market/pairs.js';
 import type { UnpublishedIntent } from '../../src/runner/ports.js';
 import { Runner } from '../../src/runner/runner.js';
 import { defineStrategy, Type, type DesiredQuote } from '../../src/runner/strategy-api.js';
@@ -27,7 +36,7 @@ import { snapshot } from '../strategies/snapshot-fixture.js';
 import { ownOrder } from '../support/own-order.js';
 import { clientFor } from '../support/client-for.js';
 import { startFakeExchange, type FakeExchange } from '../support/fake-exchange.js';
-import { ETHUSD, XBTUSD } from '../support/pairs.js';
+import { ETHUSD, XBTUSD, XBTUSD_ENTRY } from '../support/pairs.js';
 
 let ex: FakeExchange;
 let client: SpotClient;
@@ -61,6 +70,96 @@ void describe('warmUp', () => {
     await client.balance();
     const [balance] = ex.requestsFor('Balance');
     assert.equal(balance?.nonce, String(floor + 1), 'the next call has the first nonce');
+  });
+
+  void it("rehearses the client's side of each order-entry call it plans, signed with nonce 0", () => {
+    const signed: SigningInput[] = [];
+    const rules = PairRulesBook.fromAssetPairs({ [XBTUSD.id]: XBTUSD_ENTRY });
+    const spy = clientFor(ex, {
+      pairRules: rules,
+      signers: {
+        spot: {
+          sign: (input, credentials) => {
+            signed.push(input);
+            return spotSigner.sign(input, credentials);
+          },
+        },
+      },
+    });
+    warmUp({
+      pair: XBTUSD,
+      instance: 3,
+      limits: MATCHING_ENGINE.starter,
+      config: parseWithSchema(ExecutorConfig, {}, 'executor'),
+      client: spy,
+      nowMs: Date.now(),
+    });
+    const paths = new Set(signed.map((i) => i.path));
+    for (const endpoint of [
+      'AddOrderBatch',
+      'AddOrder',
+      'EditOrder',
+      'CancelOrder',
+      'CancelOrderBatch',
+    ]) {
+      assert.ok(
+        paths.has(`/0/private/${endpoint}`),
+        `${endpoint} rehearsed; got ${[...paths].join(', ')}`,
+      );
+    }
+    assert.ok(
+      signed.every((i) => i.nonce === '0'),
+      'every rehearsal signed with nonce 0',
+    );
+    // Each amend reached its signature (the pair's rules let it through), every round; the
+    // due's throwaway signature (SpotClient.warm) has the EditOrder path too, without post.
+    const amends = signed.filter(
+      (i) => i.path === '/0/private/EditOrder' && i.body.includes('oflags=post'),
+    );
+    assert.ok(amends.length >= 4 && amends.length % 4 === 0, `${amends.length} amends signed`);
+    assert.ok(
+      amends.every((i) => /&price=\d+\.\d&/.test(i.body)),
+      'prices on the 0.1 tick',
+    );
+    return spy.close();
+  });
+});
+
+void describe('warmUpWork orders', () => {
+  void it("are orders each pair's rules accept, so the client's checks run to the end", () => {
+    const venues = [
+      XBTUSD_ENTRY,
+      { ...XBTUSD_ENTRY, tick_size: '0.01', pair_decimals: 2, ordermin: '0.001', costmin: '' },
+      { ...XBTUSD_ENTRY, tick_size: '1', pair_decimals: 0, lot_decimals: 0, ordermin: '50' },
+      {
+        ...XBTUSD_ENTRY,
+        tick_size: '0.00000001',
+        pair_decimals: 8,
+        lot_decimals: 0,
+        ordermin: '1',
+        costmin: '5',
+      },
+      {
+        ...XBTUSD_ENTRY,
+        tick_size: '0.25',
+        pair_decimals: 2,
+        lot_decimals: 2,
+        ordermin: '0.01',
+        costmin: '20000',
+      },
+    ];
+    for (const source of venues) {
+      const rules = new PairRules('PX', source);
+      const work = warmUpWork(pairInfoOf('PX', source), 3, Date.now());
+      for (const intent of [...work.places, ...work.amends]) {
+        const d = intent.desired;
+        assert.ok(d !== undefined);
+        assert.doesNotThrow(
+          () => rules.check({ type: d.side, ordertype: 'limit', volume: d.volume, price: d.price }),
+          `tick ${source.tick_size}, ordermin ${source.ordermin}, costmin ${source.costmin}: ${d.volume} @ ${d.price}`,
+        );
+      }
+    }
   });
 });
 

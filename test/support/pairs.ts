@@ -1,4 +1,7 @@
-/** PairInfo of the simulator's default XBT/USD and ETH/USD markets, for pure tests. */
+/**
+ * PairInfo of the simulator's default XBT/USD and ETH/USD markets, for pure tests, and XBT/USD's
+ * AssetPairs entry (the fields the order rules read, plus status).
+ */
 import { dec, type PairInfo } from '../../src/core/index.js';
 
 export const XBTUSD: PairInfo = Object.freeze({
@@ -23,4 +26,18 @@ export const ETHUSD: PairInfo = Object.freeze({
   lotDecimals: 8,
   orderMin: dec('0.001'),
   costMin: undefined,
+});
+
+export const XBTUSD_ENTRY = Object.freeze({
+  altname: 'XBTUSD',
+  wsname: 'XBT/USD',
+  base: 'XXBT',
+  quote: 'ZUSD',
+  pair_decimals: 1,
+  lot_decimals: 8,
+  cost_decimals: 5,
+  ordermin: '0.0001',
+  costmin: '0.5',
+  tick_size: '0.1',
+  status: 'online',
 });

@@ -12,6 +12,7 @@ import {
 } from '../errors/index.js';
 import type { RestLimiter, Priority } from '../limits/rest-limiter.js';
 import type { NonceSource } from '../nonce/nonce-source.js';
+import type { PairRulesBook } from '../pair-rules.js';
 import { parseJsonBigInts } from '../parse/json.js';
 import { parseJsonBody, unwrapEnvelope, type Unwrapped } from '../parse/envelope.js';
 import { unwrapCustody, unwrapFutures, unwrapOtc, unwrapPay } from '../parse/family-bodies.js';
@@ -82,6 +83,8 @@ export interface PipelineParts {
   /** Order entry's transport: its own (DirectTransport, written at once) or `transport`. */
   readonly orderEntry: Transport;
   readonly limiter: RestLimiter | undefined;
+  /** The pairs' order rules that order entry's checks hold orders to (none: left to the exchange). */
+  readonly pairRules: PairRulesBook | undefined;
   readonly keyGuard: KeyGuard;
   readonly retry: RetryPolicy;
   readonly clock: Clock;
@@ -124,6 +127,7 @@ export class CallPipeline {
     req: Req,
     opts: CallOptions = {},
   ): Promise<ApiResponse<Res>> {
+    ep.check?.(req, this.#p.pairRules);
     const attempts = ep.kind === 'read' ? 1 + this.#p.retry.retries : 1;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -182,17 +186,11 @@ export class CallPipeline {
   }
 
   async #prepare<Req, Res>(ep: Endpoint<Req, Res>, req: Req, opts: CallOptions): Promise<Prepared> {
-    const path = this.#p.pathOverrides[ep.name] ?? ep.path(req);
-    const params = paramsOf(
-      req as Readonly<Record<string, unknown>>,
-      ep.pathParams,
-      opts.extraParams,
-    );
-    const base = this.#p.urls[ep.family];
     if (ep.family === 'public') {
-      const query = encodeForm(params);
+      const path = this.#p.pathOverrides[ep.name] ?? ep.path(req);
+      const query = encodeForm(paramsOf(req as Params, ep.pathParams, opts.extraParams));
       return {
-        url: `${base}${path}${query === '' ? '' : `?${query}`}`,
+        url: `${this.#p.urls.public}${path}${query === '' ? '' : `?${query}`}`,
         method: 'GET',
         headers: {},
         body: undefined,
@@ -204,6 +202,24 @@ export class CallPipeline {
     const nonceNumber = await auth.nonces.next();
     if (opts.gate !== undefined) await opts.gate;
     const nonce = String(nonceNumber);
+    const prepared = this.#signed(ep, req, opts.extraParams, auth, credentials, nonceNumber, nonce);
+    opts.onSigned?.();
+    signedChannel.publish({ endpoint: ep.name, family: ep.family, nonce } satisfies SignedMessage);
+    return prepared;
+  }
+
+  /** A signed call's request, for the nonce given: the one way a real call and a rehearsal go. */
+  #signed<Req, Res>(
+    ep: Endpoint<Req, Res>,
+    req: Req,
+    extraParams: CallOptions['extraParams'],
+    auth: FamilyAuth,
+    credentials: Credentials,
+    nonceNumber: number,
+    nonce: string,
+  ): Prepared {
+    const path = this.#p.pathOverrides[ep.name] ?? ep.path(req);
+    const params = paramsOf(req as Params, ep.pathParams, extraParams);
     let query = '';
     let body = '';
     const headers: Record<string, string> = {};
@@ -228,14 +244,26 @@ export class CallPipeline {
       headers,
       auth.signer.sign({ method: ep.method, path, query, body, nonce }, credentials),
     );
-    opts.onSigned?.();
-    signedChannel.publish({ endpoint: ep.name, family: ep.family, nonce } satisfies SignedMessage);
     return {
-      url: `${base}${path}${query === '' ? '' : `?${query}`}`,
+      url: `${this.#p.urls[ep.family]}${path}${query === '' ? '' : `?${query}`}`,
       method: ep.method,
       headers,
       body: ep.method === 'POST' && body !== '' ? body : undefined,
     };
+  }
+
+  /**
+   * Runs a call's way up to the wire without sending it: its checks, and for a signed call its
+   * body's encoding and signature with nonce 0 (none is taken; nothing is sent or kept). For a
+   * process's first orders to run on compiled code: the executor rehearses each order-entry
+   * endpoint before a pair's first order. Throws what the checks throw.
+   */
+  rehearse<Req, Res>(ep: Endpoint<Req, Res>, req: Req): void {
+    ep.check?.(req, this.#p.pairRules);
+    if (ep.family === 'public') return;
+    const auth = this.#p.auth[ep.family];
+    if (auth.credentials === undefined) return;
+    this.#signed(ep, req, undefined, auth, auth.credentials, 0, '0');
   }
 
   /**
@@ -317,8 +345,10 @@ function retryableRead(family: Family, err: unknown): boolean {
   );
 }
 
+type Params = Readonly<Record<string, unknown>> | undefined;
+
 function paramsOf(
-  req: Readonly<Record<string, unknown>> | undefined,
+  req: Params,
   pathParams: readonly string[],
   extra: Readonly<Record<string, unknown>> | undefined,
 ): Record<string, unknown> {

@@ -23,7 +23,6 @@ import {
   type RetryPolicy,
 } from './call-pipeline.js';
 import { KeyGuard } from './key-guard.js';
-import { checkOrderEntry } from './preflight.js';
 
 export interface SpotClientOptions {
   /** The API host without the `/0` prefix, e.g. `https://api.example.com` or the simulator's URL. */
@@ -80,7 +79,6 @@ export class SpotClient {
   readonly #privateUrl: string;
   readonly #ownsTransport: boolean;
   readonly #keyGuard: KeyGuard;
-  readonly #pairRules: PairRulesBook | undefined;
   readonly limiter: RestLimiter | undefined;
   readonly tier: Tier;
 
@@ -96,7 +94,6 @@ export class SpotClient {
         : (options.restLimiter ??
           new RestLimiter({ tier: this.tier, clock, headroom: options.restHeadroom ?? 0 }));
     this.#keyGuard = new KeyGuard(options.keyGuardThreshold ?? 3);
-    this.#pairRules = options.pairRules;
     this.#ownsTransport = !(options.transport instanceof HttpTransport);
     this.#transport =
       options.transport instanceof HttpTransport
@@ -135,6 +132,7 @@ export class SpotClient {
       transport: this.#transport,
       orderEntry: this.#orderEntry ?? this.#transport,
       limiter: this.limiter,
+      pairRules: options.pairRules,
       keyGuard: this.#keyGuard,
       retry: { retries: 3, baseDelayMs: 200, maxDelayMs: 5_000, ...options.retry },
       clock,
@@ -150,6 +148,14 @@ export class SpotClient {
     opts?: CallOptions,
   ): Promise<ApiResponse<Out>> {
     return this.#pipeline.call(endpoint, req, opts);
+  }
+
+  /**
+   * Runs a call's checks, encoding and signing without a nonce or a send (CallPipeline.rehearse):
+   * before a process's first orders, so they run on compiled code.
+   */
+  rehearse<Req, Out>(endpoint: Endpoint<Req, Out>, req: Req): void {
+    this.#pipeline.rehearse(endpoint, req);
   }
 
   /** Signs a throwaway body, nothing sent and no nonce taken, to warm the way (CallPipeline.warm). */
@@ -239,26 +245,11 @@ export class SpotClient {
 
   // ---- trading ----
   addOrder = (q: Q<typeof E.addOrder>, o?: CallOptions): R<typeof E.addOrder> =>
-    this.#checked(
-      () => checkOrderEntry(this.#pairRules, 'AddOrder', q.pair, [q]),
-      E.addOrder,
-      q,
-      o,
-    );
+    this.call(E.addOrder, q, o);
   addOrderBatch = (q: Q<typeof E.addOrderBatch>, o?: CallOptions): R<typeof E.addOrderBatch> =>
-    this.#checked(
-      () => checkOrderEntry(this.#pairRules, 'AddOrderBatch', q.pair, q.orders),
-      E.addOrderBatch,
-      q,
-      o,
-    );
+    this.call(E.addOrderBatch, q, o);
   editOrder = (q: Q<typeof E.editOrder>, o?: CallOptions): R<typeof E.editOrder> =>
-    this.#checked(
-      () => checkOrderEntry(this.#pairRules, 'EditOrder', q.pair, [q]),
-      E.editOrder,
-      q,
-      o,
-    );
+    this.call(E.editOrder, q, o);
   cancelOrder = (q: Q<typeof E.cancelOrder>, o?: CallOptions): R<typeof E.cancelOrder> =>
     this.call(E.cancelOrder, q, o);
   cancelAll = (o?: CallOptions): R<typeof E.cancelAll> => this.call(E.cancelAll, {}, o);
@@ -373,52 +364,13 @@ export class SpotClient {
   futuresAcceptRfqOffer = (
     q: Q<typeof E.futuresAcceptRfqOffer>,
     o?: CallOptions,
-  ): R<typeof E.futuresAcceptRfqOffer> =>
-    this.#checked(
-      () => {
-        if ((q.bidAccepted === undefined) === (q.askAccepted === undefined)) {
-          throw new InvalidInputError(
-            'bidAccepted/askAccepted',
-            'exactly one of them must be given',
-          );
-        }
-      },
-      E.futuresAcceptRfqOffer,
-      q,
-      o,
-    );
+  ): R<typeof E.futuresAcceptRfqOffer> => this.call(E.futuresAcceptRfqOffer, q, o);
   futuresFills = (q: Q<typeof E.futuresFills> = {}, o?: CallOptions): R<typeof E.futuresFills> =>
     this.call(E.futuresFills, q, o);
   custodyWithdrawalMethods = (
     q: Q<typeof E.custodyWithdrawalMethods>,
     o?: CallOptions,
-  ): R<typeof E.custodyWithdrawalMethods> =>
-    this.#checked(
-      () => {
-        if (q.asset !== undefined && q.asset_class === undefined) {
-          throw new InvalidInputError('asset_class', 'is required when asset is given');
-        }
-      },
-      E.custodyWithdrawalMethods,
-      q,
-      o,
-    );
-
-  /**
-   * Runs a pre-flight check and then the call; a failed check rejects the returned promise like
-   * any other failure, so `Promise.allSettled` over several orders sees each outcome.
-   */
-  #checked<Req, Out>(
-    check: () => void,
-    endpoint: Endpoint<Req, Out>,
-    req: Req,
-    opts: CallOptions | undefined,
-  ): Promise<ApiResponse<Out>> {
-    return new Promise<void>((resolve) => {
-      check();
-      resolve();
-    }).then(() => this.call(endpoint, req, opts));
-  }
+  ): R<typeof E.custodyWithdrawalMethods> => this.call(E.custodyWithdrawalMethods, q, o);
 }
 
 function checkUrl(value: string, field: string): string {

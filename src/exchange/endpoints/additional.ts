@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { InvalidInputError } from '../../core/index.js';
 import { Bool, Dec, Int, Num, OpenObject, Opt, Str } from './common.js';
 import { custodyCall, futuresCall, privateForm, privateJson } from './define.js';
 
@@ -100,6 +101,11 @@ export const futuresAcceptRfqOffer = futuresCall<FuturesAcceptRfqOfferRequest>()
     pathParams: ['rfqUid'],
     path: (req: FuturesAcceptRfqOfferRequest) =>
       `/derivatives/api/v3/rfqs/open-rfqs/accept-offer/${encodeURIComponent(req.rfqUid)}`,
+    check: (q: FuturesAcceptRfqOfferRequest) => {
+      if ((q.bidAccepted === undefined) === (q.askAccepted === undefined)) {
+        throw new InvalidInputError('bidAccepted/askAccepted', 'exactly one of them must be given');
+      }
+    },
   },
 );
 
@@ -158,5 +164,10 @@ export const custodyWithdrawalMethods = custodyCall<CustodyWithdrawalMethodsRequ
     pathParams: ['vault_id'],
     path: (req: CustodyWithdrawalMethodsRequest) =>
       `/v0/insto/custody/vaults/${encodeURIComponent(req.vault_id)}/withdrawal-methods`,
+    check: (q: CustodyWithdrawalMethodsRequest) => {
+      if (q.asset !== undefined && q.asset_class === undefined) {
+        throw new InvalidInputError('asset_class', 'is required when asset is given');
+      }
+    },
   },
 );

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { PairRulesBook } from '../pair-rules.js';
 import { ResultSchema } from '../parse/schema.js';
 
 /** How a family authenticates and wraps its answers. */
@@ -32,6 +33,11 @@ export interface Endpoint<Req, Res> {
   readonly binary: boolean;
   /** How the nonce goes into a JSON body (Pay wants a string). */
   readonly nonceAs: 'number' | 'string';
+  /**
+   * Checks the request before it spends anything (REST budget, a nonce, the network): order entry
+   * against the pair's rules, fields whose combination the types cannot say. Throws a typed error.
+   */
+  readonly check: ((req: Req, rules: PairRulesBook | undefined) => void) | undefined;
   /** Validates the unwrapped result and shapes it; throws ResponseParseError. */
   readonly decode: (raw: unknown, traceId: string | undefined) => Res;
   /** Phantom field so request types survive inference. */
@@ -48,6 +54,7 @@ interface Options<S extends TSchema, Res> {
   readonly method?: 'GET' | 'POST';
   readonly path?: (req: never) => string;
   readonly pathParams?: readonly string[];
+  readonly check?: (req: never, rules: PairRulesBook | undefined) => void;
   readonly transform?: (value: Static<S>) => Res;
 }
 
@@ -76,6 +83,7 @@ function build<Req, S extends TSchema, Res>(
     bigInts: options.bigInts ?? false,
     binary: options.binary ?? false,
     nonceAs: options.nonceAs ?? 'number',
+    check: options.check as ((req: Req, rules: PairRulesBook | undefined) => void) | undefined,
     decode: (raw, traceId) => {
       const value = check.assert(raw, name, traceId);
       return transform === undefined ? (value as Res) : transform(value);

@@ -2,6 +2,7 @@ import type { CloseOrderType, OrderType, Side } from '../../core/index.js';
 import { Type } from '@sinclair/typebox';
 import { Int, OpenObject, Opt, Str } from './common.js';
 import { privateForm, privateJson } from './define.js';
+import { checkOrderEntry } from './order-checks.js';
 
 export type { Side, OrderType, CloseOrderType };
 
@@ -51,7 +52,10 @@ export const addOrder = privateForm<AddOrderRequest>()(
     },
     { additionalProperties: true },
   ),
-  OrderEntry,
+  {
+    ...OrderEntry,
+    check: (q: AddOrderRequest, rules) => checkOrderEntry(rules, 'AddOrder', q.pair, [q]),
+  },
 );
 
 export interface AddOrderBatchRequest {
@@ -65,7 +69,11 @@ export const addOrderBatch = privateJson<AddOrderBatchRequest>()(
   'AddOrderBatch',
   // The shape of each returned order entry is not shown beyond its order id.
   Type.Object({ orders: Type.Array(OpenObject) }, { additionalProperties: true }),
-  OrderEntry,
+  {
+    ...OrderEntry,
+    check: (q: AddOrderBatchRequest, rules) =>
+      checkOrderEntry(rules, 'AddOrderBatch', q.pair, q.orders),
+  },
 );
 
 export interface EditOrderRequest {
@@ -89,7 +97,10 @@ export const editOrder = privateForm<EditOrderRequest>()(
     { descr: Opt(Type.Object({ order: Str }, { additionalProperties: true })), txid: Opt(Str) },
     { additionalProperties: true },
   ),
-  OrderEntry,
+  {
+    ...OrderEntry,
+    check: (q: EditOrderRequest, rules) => checkOrderEntry(rules, 'EditOrder', q.pair, [q]),
+  },
 );
 
 const Count = Type.Object({ count: Int }, { additionalProperties: true });

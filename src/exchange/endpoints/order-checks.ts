@@ -1,6 +1,5 @@
-import { InvalidInputError } from '../../core/index.js';
+import { InvalidInputError, type Side } from '../../core/index.js';
 import type { PairRulesBook } from '../pair-rules.js';
-import type { Side } from '../endpoints/trading.js';
 
 interface OrderLike {
   readonly type?: Side;
@@ -12,8 +11,9 @@ interface OrderLike {
 }
 
 /**
- * Checks orders against the pair's rules before the network (issue 2, item 10), so an invalid
- * order fails with the exchange's own error text and costs no ratecount. Pairs the book does not
+ * Checks orders against the pair's rules before the network (issue 2, item 10; the order-entry
+ * endpoints' `check`), so an invalid order fails with the exchange's own error text and costs no
+ * ratecount. Pairs the book does not
  * know are left to the exchange. EditOrder carries only the fields that change.
  */
 export function checkOrderEntry(
