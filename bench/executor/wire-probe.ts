@@ -240,6 +240,21 @@ export class WireProbe {
         'request written → answer (HTTP round trip to the simulator)',
         calls.map((c) => c.endAt - c.writtenAt),
       )}`,
+      `  the first calls (the start-up burst, on code still cold), stage by stage in ms: snapshot → intent created / → client called / → signed / → written:`,
+      ...sorted
+        .slice(0, 12)
+        .map((c) =>
+          [
+            `    ${c.endpoint} ${c.pair}:`,
+            ...c.intents
+              .slice(0, 1)
+              .map(
+                (i) =>
+                  `${fmtMs(i.createdAtMs - i.snapshotAtMs)} / ${fmtMs(c.startAt - i.createdAtMs)} /`,
+              ),
+            `${fmtMs(c.signedAt - c.startAt)} / ${fmtMs(c.writtenAt - c.signedAt)}`,
+          ].join(' '),
+        ),
       `  ${calls.length} calls in ${drainsWithCalls.size} drains (of ${this.#drains} drains in all; the others found nothing to send)`,
       `  ${behind} of ${calls.length} calls started < 1 ms after the answer to the previous call on the pair (sent one after another)`,
       `  executor's other calls (REST budget, waits for the client's REST limiter included): ${
