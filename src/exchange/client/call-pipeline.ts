@@ -127,6 +127,8 @@ export class CallPipeline {
     req: Req,
     opts: CallOptions = {},
   ): Promise<ApiResponse<Res>> {
+    // Thrown inside this async function, a failed check rejects the returned promise like any
+    // other failure: `Promise.allSettled` over several orders sees each outcome.
     ep.check?.(req, this.#p.pairRules);
     const attempts = ep.kind === 'read' ? 1 + this.#p.retry.retries : 1;
     for (let attempt = 1; ; attempt++) {
