@@ -27,7 +27,7 @@ import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
 import { runMakerd } from './executor/makerd.js';
 import { NAIVE_INTERVAL_MS, runNaive } from './executor/naive.js';
-import { NOTES, calls, stealLine, table, verdict } from './executor/report.js';
+import { NOTES, TARGETS, calls, stealLine, table, verdict } from './executor/report.js';
 import type { OrderEntry, RunOptions, RunResult } from './executor/result.js';
 import {
   REDIS_URL,
@@ -41,7 +41,7 @@ import {
 } from './executor/setup.js';
 import { fmtMs } from './executor/stats.js';
 import { planPinning, pinSelf, type Pinning } from './support/cpu-pinning.js';
-import { readSteal, stealShare } from './support/host-steal.js';
+import { readSteal, stallsOf, startStealSampler, stealShare } from './support/host-steal.js';
 import { printHeader, startWatchdog } from './support/run.js';
 import { errorMessage } from '../src/core/index.js';
 
@@ -190,6 +190,9 @@ async function main(): Promise<void> {
   if (typeof pinning !== 'string') pinSelf(pinning);
   describeSetup(args, redis, pinning);
 
+  const sampler = startStealSampler(typeof pinning === 'string' ? undefined : pinning.sim);
+  // makerd's main thread: the CPU whose steal stalls its way to the wire (any, when unpinned).
+  const mainCpu = typeof pinning === 'string' ? undefined : Number(pinning.main);
   const results: RunResult[] = [];
   for (const tier of args.tiers) {
     const opts: RunOptions = {
@@ -203,16 +206,29 @@ async function main(): Promise<void> {
       const run = CONTENDERS[name];
       process.stdout.write(`running ${tier} / ${name} for ${args.seconds} s ... `);
       const before = readSteal();
+      const fromMs = performance.timeOrigin + performance.now();
       const ran = await run(opts);
       const after = readSteal();
+      const ended = ran.tickToWire.endedAtMs;
       const r = {
         ...ran,
         hostSteal: before && after ? stealShare(before, after) : undefined,
+        hostStalls:
+          ended === undefined || before === undefined
+            ? undefined
+            : stallsOf(
+                ran.tickToWire.samples,
+                ended,
+                sampler.events(fromMs, performance.timeOrigin + performance.now()),
+                mainCpu,
+                TARGETS.p99Ms,
+              ),
       };
       results.push(r);
       console.log(`${calls(r)} order-entry calls`);
     }
   }
+  sampler.close();
 
   console.log('');
   console.log(table(results));

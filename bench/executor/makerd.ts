@@ -223,7 +223,10 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       pointsCharged,
       pointsAvailable,
       distance: dist,
-      tickToWire: { samples: wires.map((w) => w.tickToWireMs) },
+      tickToWire: {
+        samples: wires.map((w) => w.tickToWireMs),
+        endedAtMs: wires.map((w) => w.writtenAtMs),
+      },
       intentAge: { samples: wires.map((w) => w.intentAgeMs) },
       details,
     };

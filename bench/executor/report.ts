@@ -1,4 +1,5 @@
 import type { Latency, RunResult } from './result.js';
+import type { StallFigures } from '../support/host-steal.js';
 import { MISSING_BPS } from './distance.js';
 import { fmtMs, percentiles } from './stats.js';
 
@@ -100,7 +101,10 @@ export const NOTES = [
     ' from ready → request written (the call’s onWritten).',
   'intent age (makerd): intent created by the runner → request written.',
   'steal: the share of the run in which the hypervisor ran something else while a CPU of this VM had' +
-    ' work (/proc/stat); it stalls whatever runs then for milliseconds, with no trace in the process.',
+    ' work (/proc/stat); it stalls whatever runs then for milliseconds, with no trace in the process.' +
+    ' A sampler on the simulator’s CPU reads it every 10 ms; a sample “had steal counted” when it grew' +
+    ' on the CPU of makerd’s main thread between the sample’s start and 30 ms after its end (the kernel' +
+    ' counts it in 10 ms ticks).',
 ];
 
 /** One line per tier for makerd against the targets. */
@@ -128,7 +132,16 @@ export function verdict(r: RunResult): string {
     `${r.tier}: ${ok ? 'PASS' : 'MISS'} — ` +
     checks.map(([what, pass]) => `${what} ${pass ? 'yes' : 'NO'}`).join('; ') +
     (other === '0' ? '' : ` (other rejections: ${other})`) +
-    (r.hostSteal === undefined ? '' : `; ${stealLine(r.hostSteal)}`)
+    (r.hostSteal === undefined ? '' : `; ${stealLine(r.hostSteal)}`) +
+    (r.hostStalls === undefined ? '' : `; ${stallLine(r.hostStalls)}`)
+  );
+}
+
+/** Whether the slowest samples came while the host took makerd's CPU, beside what chance gives. */
+export function stallLine(s: StallFigures): string {
+  return (
+    `of the ${s.slow} samples over ${TARGETS.p99Ms} ms, ${s.slowWithSteal} had steal counted on the ` +
+    `main thread's CPU as they ran (${pct(s.shareWithSteal)} of all samples did)`
   );
 }
 

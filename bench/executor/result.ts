@@ -1,4 +1,5 @@
 import type { Tier } from '../../src/exchange/index.js';
+import type { StallFigures } from '../support/host-steal.js';
 import type { DistanceFigures } from './distance.js';
 import type { SimFigures } from './setup.js';
 
@@ -19,6 +20,8 @@ export interface RunOptions {
 /** Raw latency samples in ms. */
 export interface Latency {
   readonly samples: readonly number[];
+  /** When each sample ended (its request written), wall-clock ms, where known. */
+  readonly endedAtMs?: readonly number[];
 }
 
 export interface RunResult {
@@ -38,6 +41,8 @@ export interface RunResult {
   readonly intentAge: Latency | undefined;
   /** Share of the run's wall time the hypervisor took from each CPU (host-steal.ts), if known. */
   readonly hostSteal?: readonly number[] | undefined;
+  /** How the tick-to-wire samples over the p99 target line up with the host's steal, if known. */
+  readonly hostStalls?: StallFigures | undefined;
   /** Free-form lines about where the time or the points went. */
   readonly details: readonly string[];
 }

@@ -324,6 +324,7 @@ export class OrderCalls {
           tickToWireMs,
           from: credited ? start.from : 'snapshot',
           intentAgeMs,
+          writtenAtMs: atMs,
         });
       }
     };

@@ -55,6 +55,8 @@ export interface WireSample {
   readonly from: 'snapshot' | 'budget' | 'retry';
   /** From the intent's creation to the request written to the socket. */
   readonly intentAgeMs: number;
+  /** When the request was written to the socket, on the executor's clock. */
+  readonly writtenAtMs: number;
 }
 
 /**

@@ -11,7 +11,12 @@ import { Registry } from 'prom-client';
 import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
 import { decodeUserref, parseWithSchema, slotKey, type PairInfo } from '../../src/core/index.js';
 import type { RestLimiter, Tier } from '../../src/exchange/index.js';
-import { Executor, ExecutorConfig, ExecutorMetrics } from '../../src/executor/index.js';
+import {
+  Executor,
+  ExecutorConfig,
+  ExecutorMetrics,
+  type WireSample,
+} from '../../src/executor/index.js';
 import type { OrderTracker } from '../../src/executor/tracker/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
@@ -43,7 +48,7 @@ export interface ExecHarness {
     restLimiter?: RestLimiter,
     /** A connection of its own for the executor (default: the bus's). */
     connection?: Redis,
-  ): Promise<{ executor: Executor; registry: Registry }>;
+  ): Promise<{ executor: Executor; registry: Registry; wires: WireSample[] }>;
   publish(intents: UnpublishedIntent[]): Promise<void>;
   /** The key's open orders on the simulator. */
   simOrders(): Promise<SimOrder[]>;
@@ -86,6 +91,7 @@ export async function startExecHarness(
         ...(restLimiter === undefined ? {} : { restLimiter }),
       });
       const registry = new Registry();
+      const wires: WireSample[] = [];
       const executor = new Executor({
         client,
         bus,
@@ -97,11 +103,12 @@ export async function startExecHarness(
         ratecountKey: `${prefix}:ratecount`,
         flags,
         metrics: new ExecutorMetrics(registry),
+        onWire: (sample) => wires.push(sample),
         ...(owner === undefined ? {} : { owner }),
       });
       executors.push(executor);
       await executor.start();
-      return { executor, registry };
+      return { executor, registry, wires };
     },
     async publish(intents) {
       await bus.publish(intents);
@@ -224,11 +231,20 @@ export async function assertBookMatchesTracker(
 export function executorSuite(
   overrides: Partial<ExecutorConfig> = {},
   harness: { tier?: Tier } = {},
-): { h: ExecHarness; executor: Executor; registry: Registry } {
-  const suite = {} as { h: ExecHarness; executor: Executor; registry: Registry };
+): { h: ExecHarness; executor: Executor; registry: Registry; wires: WireSample[] } {
+  const suite = {} as {
+    h: ExecHarness;
+    executor: Executor;
+    registry: Registry;
+    wires: WireSample[];
+  };
   before(async () => {
     suite.h = await startExecHarness(harness);
-    ({ executor: suite.executor, registry: suite.registry } = await suite.h.executor(overrides));
+    ({
+      executor: suite.executor,
+      registry: suite.registry,
+      wires: suite.wires,
+    } = await suite.h.executor(overrides));
   });
   after(() => suite.h.close());
   return suite;

@@ -153,6 +153,14 @@ void describe('Executor: calls in flight', () => {
       );
       const t2w = await sum('makerd_tick_to_wire_seconds');
       assert.ok(t2w >= snapshotAgoMs / 1000 && t2w < snapshotAgoMs / 1000 + 1, `${t2w} s`);
+      // The sample handed to onWire says when the request was written: its tick-to-wire back.
+      const [sample] = suite.wires;
+      assert.ok(sample !== undefined && sample.action === 'AddOrder', JSON.stringify(sample));
+      assert.ok(sample.writtenAtMs >= now && sample.writtenAtMs <= Date.now());
+      assert.ok(
+        Math.abs(sample.writtenAtMs - sample.tickToWireMs - (now - snapshotAgoMs)) < 1,
+        JSON.stringify(sample),
+      );
       assert.equal(await count('makerd_intent_wait_seconds'), 1);
       const wait = await sum('makerd_intent_wait_seconds');
       assert.ok(wait >= createdAgoMs / 1000 && wait < snapshotAgoMs / 1000, `${wait} s`);
