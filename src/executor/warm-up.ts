@@ -1,6 +1,7 @@
 import { checkPublishInput, encodeBody } from '../bus/index.js';
 import {
   Decimal,
+  MakerdError,
   encodeUserref,
   parseSlotKey,
   type DesiredOrder,
@@ -29,9 +30,9 @@ const ROUNDS = 30;
 /**
  * Runs the pure steps of an order's way to the wire on made-up intents of `pair` before its first
  * real one: the bus's intent checks and encoding, the planner (a batch of places and a single
- * one, edits, a batch of cancels and a single one) and the client's side of each planned call (its checks
- * against the pair's rules, the request's encoding and signing: SpotClient.rehearse, no nonce,
- * nothing sent). The first orders of a process otherwise run on code V8 has not compiled yet: in
+ * one, edits, a batch of cancels and a single one) and the client's side of each planned call
+ * (its checks against the pair's rules, the request's encoding and signing: SpotClient.rehearse,
+ * no nonce, nothing sent). The first orders of a process otherwise run on code V8 has not compiled yet: in
  * the benchmark the first AddOrderBatch took 7-14 ms from its snapshot, against ~1 ms once warm,
  * and the four edits after it 5-9 ms; traced on 2026-11-23, the first edits spent 0.45-4.2 ms
  * between the plan and the nonce (the client's checks and request building, then not rehearsed)
@@ -124,9 +125,11 @@ function rehearse(
         });
         return;
     }
-  } catch {
+  } catch (err) {
     // The made-up orders are built to the pair's rules (warmUpWork); should a venue's rules still
-    // refuse one, its rehearsal stops at the check, and trading must not stop with it.
+    // refuse one (a typed error, as for a real order), its rehearsal stops at the check and
+    // trading goes on. Anything else is a bug.
+    if (!(err instanceof MakerdError)) throw err;
   }
 }
 

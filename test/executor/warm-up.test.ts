@@ -16,6 +16,7 @@ import {
   type OwnOrder,
 } from '../../src/core/index.js';
 import {
+  endpoints,
   InProcessNonceSource,
   PairRules,
   PairRulesBook,
@@ -122,6 +123,40 @@ void describe('warmUp', () => {
       'prices on the 0.1 tick',
     );
     return spy.close();
+  });
+
+  void it("returns when the venue's rules refuse its made-up orders, sending nothing", async () => {
+    // The client's rules (whole-dollar ticks) disagree with the pair's info the made-up prices
+    // are built from (0.1 ticks): each rehearsal stops at the tick check, a typed refusal.
+    const coarse = clientFor(ex, {
+      pairRules: PairRulesBook.fromAssetPairs({
+        [XBTUSD.id]: { ...XBTUSD_ENTRY, tick_size: '1', pair_decimals: 0 },
+      }),
+    });
+    const { places } = warmUpWork(XBTUSD, 3, Date.now());
+    const first = places[0]?.desired;
+    assert.ok(first);
+    assert.throws(
+      () =>
+        coarse.rehearse(endpoints.addOrder, {
+          pair: XBTUSD.id,
+          type: first.side,
+          ordertype: 'limit',
+          price: first.price.toString(),
+          volume: first.volume.toString(),
+        }),
+      /Tick size check failed/,
+    );
+    warmUp({
+      pair: XBTUSD,
+      instance: 3,
+      limits: MATCHING_ENGINE.starter,
+      config: parseWithSchema(ExecutorConfig, {}, 'executor'),
+      client: coarse,
+      nowMs: Date.now(),
+    });
+    assert.equal(ex.requests.length, 0, 'nothing crossed the wire');
+    await coarse.close();
   });
 });
 
