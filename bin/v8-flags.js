@@ -12,13 +12,10 @@
 //   100-130 s in); tick-to-wire p50 on starter 0.90-1.07 ms with it against 0.97-1.22 ms
 //   without, in five interleaved pairs of 150 s runs. Costs more optimizing on V8's background
 //   threads, early in a run.
-// --always-sparkplug: every function gets V8's baseline machine code (Sparkplug) as soon as it
-//   has bytecode (with --no-lazy: as its module loads) instead of being interpreted until it has
-//   run a while. The start-up burst ran interpreted: each stage of the first edits 3-5 times its
-//   warm time (the runner's tick 0.6-0.7 ms against 0.18, signing 0.43-0.54 against 0.12-0.14),
-//   ~3.5-4 ms from snapshot to wire. In interleaved starter runs of the executor benchmark
-//   (2026-11-26) tick-to-wire p50 was lower with it in each of seven pairs (30 s: 1.53-1.80 ms
-//   against 2.11-2.55; 60 s: 1.54-1.59 against 1.66-1.79), and the first edits left the list
-//   of the slowest samples. Costs ~30 MB of memory (maximum RSS 233-242 MB against 208-214 in a
-//   15 s demo) and ~0.1-0.2 s at start.
-export const V8_FLAGS = ['--no-lazy', '--interrupt-budget=8192', '--always-sparkplug'];
+// Not --always-sparkplug (baseline machine code for every function as its module loads): it
+//   took the start-up burst's first edits off interpreted code (lower p50 in seven interleaved
+//   pairs of 30-60 s starter runs, where the burst weighs most), but made the steady state slower:
+//   in three interleaved pairs of 150 s starter runs of the executor benchmark (2026-11-26), p50
+//   after the first 10 s 1.47-1.52 ms with it against 1.33-1.39 without, and lower without in
+//   each pair over the whole run too; a daemon lives in its steady state. It also cost ~30 MB.
+export const V8_FLAGS = ['--no-lazy', '--interrupt-budget=8192'];
