@@ -138,7 +138,7 @@ export function verdict(r: RunResult): string {
 }
 
 /** Whether the slowest samples came while the host took makerd's CPU, beside what chance gives. */
-export function stallLine(s: StallFigures): string {
+function stallLine(s: StallFigures): string {
   return (
     `of the ${s.slow} samples over ${TARGETS.p99Ms} ms, ${s.slowWithSteal} had steal counted on the ` +
     `main thread's CPU as they ran (${pct(s.shareWithSteal)} of all samples did)`
