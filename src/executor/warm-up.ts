@@ -36,10 +36,11 @@ const ROUNDS = 30;
  * compiled yet: in the benchmark the first AddOrderBatch took 7-14 ms from its snapshot, against
  * ~1 ms once warm, and the four edits after it 5-9 ms; traced on 2026-11-23, the first edits spent
  * 0.45-4.2 ms between the plan and the nonce (the client's checks and request building, then not
- * rehearsed) against 0.15-0.2 ms once warm. The made-up work has the shapes of the real (warmUpWork): with
- * intents lacking the runner's `ordersAsOfMs` and `depthSeen`, and records built as literals, the
- * planner compiled here was thrown away at the first real drain (`--trace-deopt`: planCalls and
- * the context's slotOrder, "wrong map"). Nothing here touches Redis, the tracker or the exchange.
+ * rehearsed) against 0.15-0.2 ms once warm. The made-up work has the shapes of the real
+ * (warmUpWork): with intents lacking the runner's `ordersAsOfMs` and `depthSeen`, and records
+ * built as literals, the planner compiled here was thrown away at the first real drain
+ * (`--trace-deopt`: planCalls and the context's slotOrder, "wrong map"). Nothing here touches
+ * Redis, the tracker or the exchange.
  */
 export function warmUp(opts: {
   readonly pair: PairInfo;
