@@ -3,14 +3,12 @@ export type {
   IntentBusOptions,
   IntentJobData,
   IntentQueue,
-  PublishListener,
   SlotPick,
   PublishResult,
-  TakeResult,
 } from './intent-bus.js';
 export { checkPublishInput, encodeBody, type UnpublishedIntent } from './intent-codec.js';
 export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
-export { holdWritesForTurn, issueAfterHold, type BusConnection } from './connection.js';
+export type { BusConnection } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';

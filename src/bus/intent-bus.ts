@@ -4,8 +4,6 @@ import { systemClock, type Clock, type OrderIntent } from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
-  holdWritesForTurn,
-  issueAfterHold,
   openRedis,
   type BusConnection,
   type OpenedRedis,
@@ -19,7 +17,7 @@ import {
   encodeBody,
   type UnpublishedIntent,
 } from './intent-codec.js';
-import { PUBLISH, RESTORE, TAKE, TAKE_SLOTS } from './scripts.js';
+import { DROP_ENTRY, PUBLISH, RESTORE, TAKE_SLOTS } from './scripts.js';
 
 export const INTENT_JOB_NAME = 'intents';
 
@@ -50,13 +48,6 @@ export interface PublishResult {
   readonly byPair: Record<string, { published: number; coalesced: number }>;
 }
 
-export interface TakeResult {
-  /** Still within their deadline, bids then asks by level. */
-  readonly intents: OrderIntent[];
-  /** Past their deadline at `nowMs`: the executor must not send them, only count them. */
-  readonly expired: OrderIntent[];
-}
-
 /** Identifies the one slot entry the executor acted on; a newer generation is left in place. */
 export interface SlotPick {
   readonly slot: string;
@@ -64,20 +55,13 @@ export interface SlotPick {
 }
 
 /**
- * Told, in this process, that a pair's register got these intents (as written, with their
- * generations): a listener can keep a copy of the register without reading it back.
- */
-export type PublishListener = (pair: string, intents: readonly OrderIntent[]) => void;
-
-/**
  * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
  * a BullMQ job in the pair's own queue tells an executor to drain it. One queue per pair lets an
  * executor consume exactly the pairs it holds the lease of (src/executor), so pairs can be split
  * across processes. Jobs are deduplicated by pair with keepLastIfActive: a waiting job absorbs
  * further publishes (it reads the register when it runs); while a job is active BullMQ keeps
- * exactly one follow-up, so nothing published meanwhile is stranded. An executor holding the pair
- * in the publishing process is woken directly instead (onPublished), and waits for ratecount
- * budget on its own timer.
+ * exactly one follow-up, so nothing published meanwhile is stranded. Every deployment takes this
+ * path, one process or many (DESIGN.md §3.11).
  */
 export class IntentBus {
   readonly #conn: OpenedRedis;
@@ -85,11 +69,6 @@ export class IntentBus {
   readonly #prefix: string;
   readonly #queueName: string;
   readonly #clock: Clock;
-  readonly #listeners = new Map<string, Set<PublishListener>>();
-  /** `pair|slot` → the generation this bus last wrote or read there: the next is one more. */
-  readonly #generations = new Map<string, number>();
-  /** Per pair with a listener: its generations read from Redis (#prime), settled either way. */
-  readonly #primed = new Map<string, { readonly done: Promise<void>; read: boolean }>();
   #closing: Promise<void> | undefined;
 
   constructor(options: IntentBusOptions) {
@@ -153,10 +132,6 @@ export class IntentBus {
    */
   async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
     const checked = checkPublishInput(intents);
-    // The register writes, and the commands of the drain a listener starts now, are issued and
-    // leave together once the drain's requests are written.
-    const redis = this.#conn.redis;
-    holdWritesForTurn(redis);
     const groups = new Map<string, number[]>();
     checked.forEach((intent, i) => {
       const group = groups.get(intent.pair);
@@ -169,44 +144,22 @@ export class IntentBus {
     await Promise.all(
       [...groups].map(async ([pair, indexes]) => {
         const key = this.registerKey(pair);
-        const replied = issueAfterHold(redis, () => {
-          // A checked intent is already what encodeBody would build: it is written as it is.
-          const args = indexes.flatMap((i) => {
-            const intent = checked[i] as UnpublishedIntent;
-            return [intent.slot, JSON.stringify(intent)];
-          });
-          return this.#eval(
-            PUBLISH,
-            [key, this.#generationsKey, this.#pairsKey],
-            [pair, ...args],
-            key,
-          );
+        // A checked intent is already what encodeBody would build: it is written as it is.
+        const args = indexes.flatMap((i) => {
+          const intent = checked[i] as UnpublishedIntent;
+          return [intent.slot, JSON.stringify(intent)];
         });
-        // A listener in this process is told now, with the generations the script will assign,
-        // so what it sends on this connection runs right behind the write, without waiting a
-        // round trip for the reply.
-        const expected = this.#expected(
-          pair,
-          indexes.map((i) => checked[i] as UnpublishedIntent),
+        const reply = await this.#eval(
+          PUBLISH,
+          [key, this.#generationsKey, this.#pairsKey],
+          [pair, ...args],
+          key,
         );
-        if (expected !== undefined) this.#notify(pair, expected);
-        const counts = parseCounts(await replied, indexes.length + 1, key);
-        const written = indexes.map((i, j) => {
-          generations[i] = counts[j + 1] as number;
-          return { ...(checked[i] as UnpublishedIntent), generation: counts[j + 1] as number };
-        });
-        for (const w of written) this.#generations.set(`${pair}|${w.slot}`, w.generation);
+        const counts = parseCounts(reply, indexes.length + 1, key);
+        indexes.forEach((i, j) => (generations[i] = counts[j + 1] as number));
         byPair[pair] = { published: indexes.length, coalesced: counts[0] as number };
-        if (expected !== undefined) {
-          // Another publisher for the pair moved a generation: the listener gets the true ones.
-          if (written.some((w, j) => w.generation !== expected[j]?.generation)) {
-            this.#notify(pair, written);
-          }
-          return;
-        }
-        // An executor in this process that holds the pair drains now, and no job is needed: no
-        // other executor works the pair meanwhile, and the next holder drains when it takes it.
-        if (!this.#notify(pair, written)) await this.enqueue(pair);
+        // After the write: a job that ran before it could find the register without them.
+        await this.enqueue(pair);
       }),
     );
 
@@ -218,8 +171,9 @@ export class IntentBus {
   }
 
   /**
-   * Makes sure a job will drain `pair`'s register; publish() calls it. Also for recovery: after a
-   * crash between register write and job add, pairsWithPending() lists pairs to enqueue().
+   * Makes sure a job will run for `pair`: publish() calls it, and the executor for its own wake-ups
+   * (budget due, unknown outcomes to resolve, syncs). Also for recovery: after a crash between
+   * register write and job add, pairsWithPending() lists pairs to enqueue().
    */
   async enqueue(pair: string): Promise<void> {
     const queue = this.queueFor(pair);
@@ -233,24 +187,6 @@ export class IntentBus {
     } catch (err) {
       throw busError(err, `${this.bullPrefix}:${queue.name}`, `adding the job for ${pair}`);
     }
-  }
-
-  /**
-   * Removes and returns the pair's pending intents; the executor calls it inside its job. Entries
-   * are removed even when one is corrupt (the call then throws BUS_CORRUPT): a corrupt entry left
-   * in place would fail every later take for the pair, while a dropped batch is re-derived by the
-   * runner from live orders on its next tick.
-   */
-  async take(pair: string, nowMs: number): Promise<TakeResult> {
-    checkPair(pair, 'pair');
-    const key = this.registerKey(pair);
-    const reply = await this.#eval(TAKE, [key, this.#pairsKey], [pair], key);
-    const all = this.#decode(reply, key, pair);
-    // A deadline equal to now leaves no time to send, so it counts as passed.
-    return {
-      intents: all.filter((i) => i.deadlineMs > nowMs),
-      expired: all.filter((i) => i.deadlineMs <= nowMs),
-    };
   }
 
   /**
@@ -271,7 +207,7 @@ export class IntentBus {
   /**
    * Puts taken intents back (the executor found their orders gone and will act on them after a
    * query), each only while its slot is empty and no newer generation was published. Returns the
-   * slots put back, and wakes this process's listeners for the pair.
+   * slots put back; a job drains them.
    */
   async restore(pair: string, intents: readonly OrderIntent[]): Promise<string[]> {
     checkPair(pair, 'pair');
@@ -290,102 +226,15 @@ export class IntentBus {
     const slots = Array.isArray(reply)
       ? reply.filter((s): s is string => typeof s === 'string')
       : [];
-    if (slots.length > 0) {
-      const back = new Set(slots);
-      this.#notify(
-        pair,
-        intents.filter((i) => back.has(i.slot)),
-      );
-    }
+    if (slots.length > 0) await this.enqueue(pair);
     return slots;
   }
 
   /**
-   * Calls `listener` with the intents whenever this bus instance writes some for `pair` (publish,
-   * restore): right after the register write, or, for a publish to slots whose generations this
-   * bus knows (it wrote them, or read them when the pair's first listener came), as soon as the
-   * write is sent, with the generations it will get (commands the listener sends
-   * on this bus's connection run after the write; it is called again with the true generations
-   * should another publisher have moved them). While one is registered, publish adds no queue job
-   * for the pair (the listener is the pair's executor, holding its lease in this process).
-   * Returns the unsubscribe function.
+   * The pair's pending intents, left in place (the executor's peek, tests). An entry that does not
+   * decode is removed, then reported (BUS_CORRUPT): left in place it would fail every later read
+   * for the pair, while a dropped intent is re-derived by the runner from live orders.
    */
-  onPublished(pair: string, listener: PublishListener): () => void {
-    let set = this.#listeners.get(pair);
-    if (set === undefined) {
-      set = new Set();
-      this.#listeners.set(pair, set);
-    }
-    // A first listener (again): what others published meanwhile is read afresh.
-    if (set.size === 0) this.#prime(pair);
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-    };
-  }
-
-  /**
-   * Settles once the generations of `pair`, read when its first listener came, are known here
-   * (or could not be read: publish then waits for its reply, as for a slot never seen).
-   */
-  primed(pair: string): Promise<void> {
-    return this.#primed.get(pair)?.done ?? Promise.resolve();
-  }
-
-  /**
-   * Reads the pair's last generations, so that its listener is told of the first publish to each
-   * slot as it is sent too (#expected), not a round trip later: that wait was on the way to a
-   * process's first orders (1.3-2.6 ms of the benchmark's first batch). A slot with none yet
-   * starts at 0. A publisher elsewhere may move them on, as ever; publish then tells the true ones.
-   */
-  #prime(pair: string): void {
-    const redis = this.#conn.redis;
-    const match = `${pair.replace(/[*?[\]\\]/g, '\\$&')}|*`;
-    const entry = { read: false, done: Promise.resolve() };
-    entry.done = (async () => {
-      const found = new Map<string, number>();
-      let cursor = '0';
-      do {
-        const [next, flat] = await redis.hscan(this.#generationsKey, cursor, 'MATCH', match);
-        for (let i = 0; i + 1 < flat.length; i += 2) {
-          const n = Number(flat[i + 1]);
-          // Anything else is the publish script's to report (BUS_CORRUPT).
-          if (Number.isSafeInteger(n) && n >= 0) found.set(flat[i] as string, n);
-        }
-        cursor = next;
-      } while (cursor !== '0');
-      for (const [field, n] of found)
-        this.#generations.set(field, Math.max(this.#generations.get(field) ?? 0, n));
-      entry.read = true;
-    })().catch(() => undefined);
-    this.#primed.set(pair, entry);
-  }
-
-  /**
-   * The intents with the generations the publish script will give them (one more than the last
-   * this bus wrote or read for each slot), when the pair has a listener and each slot's last is
-   * known; a publisher elsewhere can make this wrong, and publish() then tells the true ones.
-   */
-  #expected(pair: string, intents: readonly UnpublishedIntent[]): OrderIntent[] | undefined {
-    if ((this.#listeners.get(pair)?.size ?? 0) === 0) return undefined;
-    const out: OrderIntent[] = [];
-    const read = this.#primed.get(pair)?.read === true;
-    for (const intent of intents) {
-      const last = this.#generations.get(`${pair}|${intent.slot}`) ?? (read ? 0 : undefined);
-      if (last === undefined) return undefined;
-      out.push({ ...intent, generation: last + 1 });
-    }
-    return out;
-  }
-
-  /** Whether anyone listened. */
-  #notify(pair: string, intents: readonly OrderIntent[]): boolean {
-    const listeners = this.#listeners.get(pair);
-    for (const listener of listeners ?? []) listener(pair, intents);
-    return listeners !== undefined && listeners.size > 0;
-  }
-
-  /** The pair's pending intents, left in place (the executor's peek, status pages, tests). */
   async pending(pair: string): Promise<OrderIntent[]> {
     checkPair(pair, 'pair');
     const key = this.registerKey(pair);
@@ -395,7 +244,19 @@ export class IntentBus {
     } catch (err) {
       throw busError(err, key, `reading ${key}`);
     }
-    return this.#decode(reply, key, pair);
+    try {
+      return this.#decode(reply, key, pair);
+    } catch (err) {
+      if (!(err instanceof BusError) || err.field === undefined || !Array.isArray(reply)) throw err;
+      const at = reply.indexOf(err.field);
+      await this.#eval(
+        DROP_ENTRY,
+        [key, this.#pairsKey],
+        [pair, err.field, String(reply[at + 1])],
+        key,
+      );
+      throw err;
+    }
   }
 
   /** How many intents of the pair wait for the executor (the queue depth metric). */

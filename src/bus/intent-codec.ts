@@ -76,23 +76,14 @@ const TARGET: Record<keyof IntentTarget, Check> = {
 };
 /** Depth's levels of one side: a few dozen in practice. */
 const MAX_DEPTH_PRICES = 1_000;
-/**
- * Frozen price lists already found valid. The runner gives every intent of a tick, and every tick
- * of one Depth answer, the same frozen list: it is checked once and shared rather than copied
- * (a list that is not frozen could change after its check, so it is checked and copied each time).
- */
-const CHECKED_PRICES = new WeakSet<readonly unknown[]>();
 const DEPTH_SEEN: Record<keyof DepthSeen, Check> = {
   asOfMs: finite,
   prices: (v) => {
-    if (Array.isArray(v) && CHECKED_PRICES.has(v)) return undefined;
     if (!Array.isArray(v) || v.length > MAX_DEPTH_PRICES) {
       return `must be an array of at most ${MAX_DEPTH_PRICES} decimal strings, got ${show(v)}`;
     }
     const bad = v.findIndex((p) => decimal(p) !== undefined);
-    if (bad >= 0) return `[${bad}] ${decimal(v[bad]) ?? ''}`;
-    if (Object.isFrozen(v)) CHECKED_PRICES.add(v);
-    return undefined;
+    return bad >= 0 ? `[${bad}] ${decimal(v[bad]) ?? ''}` : undefined;
   },
 };
 const SCALARS: Record<
@@ -189,14 +180,7 @@ function build(v: Fields, generation?: number): UnpublishedIntent | OrderIntent 
     snapshotSeq: v.snapshotSeq as number,
     snapshotAtMs: v.snapshotAtMs as number,
     ...(v.ordersAsOfMs === undefined ? {} : { ordersAsOfMs: v.ordersAsOfMs as number }),
-    ...(seen === undefined
-      ? {}
-      : {
-          depthSeen: {
-            asOfMs: seen.asOfMs,
-            prices: Object.isFrozen(seen.prices) ? seen.prices : [...seen.prices],
-          },
-        }),
+    ...(seen === undefined ? {} : { depthSeen: { asOfMs: seen.asOfMs, prices: [...seen.prices] } }),
   };
   return generation === undefined ? body : { ...body, generation };
 }

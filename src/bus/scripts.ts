@@ -55,19 +55,6 @@ return out
 `;
 
 /**
- * take — KEYS: register hash, pairs set. ARGV: pair. Returns the HGETALL flat list.
- *
- * Atomic so that an entry is either returned to this caller or left for the next one: a publish
- * can never land between the read and the delete and be deleted unseen.
- */
-export const TAKE = `
-local entries = redis.call('HGETALL', KEYS[1])
-redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], ARGV[1])
-return entries
-`;
-
-/**
  * take_slots — KEYS: register hash, pairs set. ARGV: pair, then slot/generation pairs. Returns the
  * removed entries as an HGETALL-style flat list.
  *
@@ -111,4 +98,18 @@ for i = 2, #ARGV, 2 do
 end
 if #out > 0 then redis.call('SADD', KEYS[3], ARGV[1]) end
 return out
+`;
+
+/**
+ * drop_entry — KEYS: register hash, pairs set. ARGV: pair, slot, the entry as it was read.
+ * Removes an entry that does not decode, unless a publish has replaced it since it was read.
+ */
+export const DROP_ENTRY = `
+if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then
+  redis.call('HDEL', KEYS[1], ARGV[2])
+end
+if redis.call('HLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+return 1
 `;

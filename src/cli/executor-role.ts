@@ -1,6 +1,5 @@
 import type { Registry } from 'prom-client';
 import type { IntentBus } from '../bus/index.js';
-import { collectStartupGarbage } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { Executor, ExecutorMetrics, ratecountKeyFor } from '../executor/index.js';
 import type { Logger } from '../obs/index.js';
@@ -44,8 +43,6 @@ export async function startExecutorRole(parts: ExecutorRoleParts): Promise<Execu
       ...(parts.owner === undefined ? {} : { owner: parts.owner }),
     });
     await executor.start();
-    // The first drains should not pay for what start-up (and the first reconciliation) left.
-    collectStartupGarbage();
     return {
       executor,
       client,

@@ -1,6 +1,5 @@
 import type { Registry } from 'prom-client';
 import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus } from '../bus/index.js';
-import { collectStartupGarbage } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
@@ -134,8 +133,6 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       beatAtMs = now;
       void flags.beat('runner', now, BEAT_TTL_MS).catch(() => undefined);
     });
-    // The first ticks should not pay for what start-up left in the heap.
-    collectStartupGarbage();
     runner.start();
     feed.start();
     return {

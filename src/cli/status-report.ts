@@ -62,7 +62,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
       const [live, position, level, lease] = await Promise.all([
         tracker.live(p.id),
         tracker.position(p.id),
-        ratecount.level(p.id, now),
+        ratecount.level(p.id, now).then((r) => r.level),
         s.redis.exists(PairLease.keyFor(s.prefix, p.id)),
       ]);
       const ordersByState: Partial<Record<OrderState, number>> = {};

@@ -140,3 +140,29 @@ export async function within<T>(
     timer.abort();
   }
 }
+
+/**
+ * Runs `step` every `intervalMs` of `clock` (the first run one interval from now) until `signal`
+ * aborts; resolves once the loop has ended. A step that throws is handed to `onError` and the
+ * loop goes on.
+ */
+export async function every(
+  clock: Clock,
+  intervalMs: number,
+  signal: AbortSignal,
+  step: () => Promise<void> | void,
+  onError: (err: unknown) => void,
+): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await clock.sleep(intervalMs, signal);
+    } catch {
+      return;
+    }
+    try {
+      await step();
+    } catch (err) {
+      onError(err);
+    }
+  }
+}

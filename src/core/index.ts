@@ -5,18 +5,8 @@ export {
   errorMessage,
   type MakerdErrorOptions,
 } from './errors.js';
-export { type Clock, systemClock, ManualClock, within } from './clock.js';
+export { type Clock, systemClock, ManualClock, every, within } from './clock.js';
 export { parseWithSchema } from './validate.js';
-export {
-  SCAVENGE_AT_FILL,
-  SCAVENGE_QUIET_MS,
-  collectStartupGarbage,
-  endQuietWindow,
-  quietAt,
-  quietWindow,
-  scavengeIfFilling,
-  youngFill,
-} from './idle-scavenge.js';
 export {
   Decimal,
   type DecimalString,

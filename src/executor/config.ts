@@ -15,13 +15,6 @@ export const ExecutorConfig = Type.Object(
      * second covers clock differences).
      */
     deadline_ms: Type.Integer({ minimum: 2_500, maximum: 60_000, default: 3_000 }),
-    /**
-     * A call that waits for ratecount budget is planned this long before its due, as of the due,
-     * made ready (records, request) and held until the due, then signed and sent: it leaves
-     * within the signing and the write. The plan is that much older when it leaves (a publish
-     * meanwhile is planned after it); 0 plans at the due.
-     */
-    plan_ahead_ms: Type.Integer({ minimum: 0, maximum: 1_000, default: 2 }),
     /** Our own limit on waiting for an order-entry answer; past it the outcome is unknown. */
     request_timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
     /** Unknown outcomes are queried this long after the call's deadline. */
@@ -38,10 +31,10 @@ export const ExecutorConfig = Type.Object(
      */
     add_batch_min_orders: Type.Integer({ minimum: 1, maximum: 15, default: 2 }),
     /**
-     * Order-entry calls of one pair in flight at once. Above 1, calls on different slots go out
-     * together instead of each waiting for the previous answer; they travel on separate
-     * connections and can reach the exchange out of nonce order, so raise it only for a key with
-     * a nonce window (the paper key has one). Replacement adds always wait for their cancel.
+     * Order-entry calls of one drain in flight at once. Above 1, calls on different slots go out
+     * together instead of each waiting for the previous answer; they overlap only on a key with a
+     * nonce window (exchange.nonce_window: without one the client sends the key's calls one at a
+     * time). Replacement adds always wait for their cancel.
      */
     max_calls_in_flight: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
     /**

@@ -4,14 +4,13 @@ import type { Redis } from 'ioredis';
 import {
   BEAT_EVERY_MS,
   BEAT_TTL_MS,
-  holdWritesForTurn,
-  issueAfterHold,
   type ControlFlags,
   type IntentBus,
   type IntentJobData,
 } from '../bus/index.js';
 import {
   errorMessage,
+  every,
   silentLog,
   systemClock,
   type Clock,
@@ -24,20 +23,16 @@ import type { ExecutorConfig } from './config.js';
 import { OrderReads } from './exchange-orders.js';
 import { PairLease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
-import { PairContext, type WireSample } from './pair-context.js';
+import { PairContext } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
 import { RatecountStore } from './ratecount-store.js';
 import { OrderTracker } from './tracker/index.js';
-import { warmUp } from './warm-up.js';
+import type { WireSample } from './wire-times.js';
 
 export interface ExecutorOptions {
   readonly client: SpotClient;
   readonly bus: IntentBus;
-  /**
-   * For the tracker, the ratecount mirror and the leases. Best the bus's own connection (and the
-   * client's nonce source's): a drain woken by a publish in this process then queues its commands
-   * right behind the publish's write instead of possibly overtaking it (which costs a re-read).
-   */
+  /** For the tracker, the ratecount mirror and the leases. */
   readonly redis: Redis;
   /** For BullMQ Workers (`maxRetriesPerRequest: null`); each Worker duplicates it to block. */
   readonly workerRedis: Redis;
@@ -56,22 +51,28 @@ export interface ExecutorOptions {
   readonly onWire?: (sample: WireSample) => void;
 }
 
-/** BullMQ settings for order-entry jobs (DESIGN.md §3.6): a stalled job is failed, never re-run. */
-const WORKER_SETTINGS = {
-  concurrency: 1,
-  maxStalledCount: 0,
-  lockDuration: 5_000,
-  stalledInterval: 5_000,
-  // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it at once.
-  drainDelay: 5,
-} as const;
+/**
+ * BullMQ settings for the pairs' jobs (DESIGN.md §3.6): a stalled job is failed, never re-run.
+ * The job of a process that died stays active until its lock runs out and a stalled check fails
+ * it; until then the pair's next job waits (deduplication keeps one). So the lock lasts half the
+ * lease's TTL (a standby holds the pair only after a whole TTL), and is checked twice as often.
+ */
+function workerSettings(config: ExecutorConfig) {
+  const lockDuration = Math.max(2_000, config.lease_ttl_ms / 2);
+  return {
+    concurrency: 1,
+    maxStalledCount: 0,
+    lockDuration,
+    stalledInterval: lockDuration / 2,
+    // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it.
+    drainDelay: 5,
+  } as const;
+}
 
 interface Held {
   readonly lease: PairLease;
   readonly pe: PairExecutor;
   readonly worker: Worker<IntentJobData>;
-  /** Stops the in-process wake-up on publishes. */
-  readonly unlisten: () => void;
 }
 
 export interface ExecutorPairStatus {
@@ -83,8 +84,9 @@ export interface ExecutorPairStatus {
 
 /**
  * The executor role: for each pair it may work, takes the pair's lease (or waits as a standby),
- * then runs a PairExecutor fed by a BullMQ Worker on the pair's queue. Losing a lease stops that
- * pair's work at once; another process takes it over from the tracker and the exchange.
+ * then consumes the pair's BullMQ queue with a Worker whose jobs run the PairExecutor's steps.
+ * Losing a lease stops that pair's work at once; another process takes it over from the tracker
+ * and the exchange.
  */
 export class Executor {
   readonly #o: ExecutorOptions;
@@ -95,12 +97,12 @@ export class Executor {
   readonly #reads: OrderReads;
   readonly #held = new Map<string, Held>();
   readonly #owner: string;
-  #timer: NodeJS.Timeout | undefined;
-  #beat: NodeJS.Timeout | undefined;
-  #stopping = false;
+  readonly #stop = new AbortController();
+  #loops: Promise<void>[] = [];
   /** The halt flag as the last lease tick saw it: its changes are told to the pairs. */
   #wasHalted: boolean | undefined;
-  #ticking: Promise<void> = Promise.resolve();
+  /** Whether the liveness beats are held back by a hung step. */
+  #hung = false;
 
   constructor(options: ExecutorOptions) {
     this.#o = options;
@@ -125,37 +127,21 @@ export class Executor {
     return this.#ratecount;
   }
 
-  /** Takes every free pair now, then keeps renewing and retrying in the background. */
+  /** Takes every free pair now, then keeps renewing and retrying on the clock. */
   async start(): Promise<void> {
-    // Order entry's connections, made before the first order rather than on its way: as many as
-    // the calls the pairs may have in flight together.
-    await this.#o.client.preconnect(this.#o.config.max_calls_in_flight * this.#pairs().length);
+    const { config, flags } = this.#o;
     await this.#tick();
-    const every = Math.min(this.#o.config.lease_retry_ms, this.#o.config.lease_ttl_ms / 3);
-    this.#timer = setInterval(() => {
-      this.#ticking = this.#ticking.then(() => this.#tick());
-    }, every);
-    if (this.#o.flags !== undefined) {
-      const flags = this.#o.flags;
-      // Beats only while no pair's drain or sync has been stuck past hung_after_ms: a hung
-      // executor stops proving it is alive, and the supervisor lets the dead-man timer run out.
-      let hung = false;
-      const beat = (): void => {
-        const now = this.#clock.now();
-        const stuck = [...this.#held.entries()]
-          .map(([pair, { pe }]) => ({ pair, busyMs: Math.round(pe.busyForMs(now)) }))
-          .filter((p) => p.busyMs > this.#o.config.hung_after_ms);
-        if (stuck.length > 0) {
-          if (!hung) this.#log.error({ stuck }, 'executor step hung: liveness beats stop');
-          hung = true;
-          return;
-        }
-        if (hung) this.#log.info({}, 'executor steps move again: liveness beats resume');
-        hung = false;
-        void flags.beat('executor', Math.floor(now), BEAT_TTL_MS).catch(() => undefined);
-      };
-      beat();
-      this.#beat = setInterval(beat, BEAT_EVERY_MS);
+    const onError = (err: unknown): void =>
+      this.#log.error({ err: errorMessage(err) }, 'executor loop step failed');
+    const leaseEvery = Math.min(config.lease_retry_ms, config.lease_ttl_ms / 3);
+    this.#loops.push(
+      every(this.#clock, leaseEvery, this.#stop.signal, () => this.#tick(), onError),
+    );
+    if (flags !== undefined) {
+      await this.#beat(flags);
+      this.#loops.push(
+        every(this.#clock, BEAT_EVERY_MS, this.#stop.signal, () => this.#beat(flags), onError),
+      );
     }
   }
 
@@ -178,10 +164,8 @@ export class Executor {
   }
 
   async stop(): Promise<void> {
-    this.#stopping = true;
-    clearInterval(this.#timer);
-    clearInterval(this.#beat);
-    await this.#ticking;
+    this.#stop.abort();
+    await Promise.all(this.#loops);
     await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
     await this.#tracker.close();
   }
@@ -192,8 +176,27 @@ export class Executor {
     return this.#o.pairs.filter((p) => only.includes(p.id) || only.includes(p.altname));
   }
 
+  /**
+   * Beats only while no pair's step has been stuck past hung_after_ms: a hung executor stops
+   * proving it is alive, and the supervisor lets the dead-man timer run out.
+   */
+  async #beat(flags: ControlFlags): Promise<void> {
+    const now = this.#clock.now();
+    const stuck = [...this.#held.entries()]
+      .map(([pair, { pe }]) => ({ pair, busyMs: Math.round(pe.busyForMs(now)) }))
+      .filter((p) => p.busyMs > this.#o.config.hung_after_ms);
+    if (stuck.length > 0) {
+      if (!this.#hung) this.#log.error({ stuck }, 'executor step hung: liveness beats stop');
+      this.#hung = true;
+      return;
+    }
+    if (this.#hung) this.#log.info({}, 'executor steps move again: liveness beats resume');
+    this.#hung = false;
+    await flags.beat('executor', Math.floor(now), BEAT_TTL_MS).catch(() => undefined);
+  }
+
   async #tick(): Promise<void> {
-    if (this.#stopping) return;
+    if (this.#stop.signal.aborted) return;
     await this.#followHalt();
     await Promise.all(
       this.#pairs().map(async (p) => {
@@ -252,36 +255,20 @@ export class Executor {
       clock: this.#clock,
       metrics: o.metrics,
       log,
-      fastPath: () => o.redis.status === 'ready',
-      holdWrites: () => holdWritesForTurn(o.redis),
-      afterHold: (issue) => issueAfterHold(o.redis, issue),
       onWire: o.onWire,
     });
-    warmUp({
-      pair,
-      instance: o.instance,
-      limits: this.#ratecount.limits,
-      config: o.config,
-      client: o.client,
-      nowMs: this.#clock.now(),
+    const pe = new PairExecutor(ctx, () => o.bus.enqueue(pair.id));
+    const worker = new Worker<IntentJobData>(o.bus.queueNameFor(pair.id), () => pe.step(), {
+      connection: o.workerRedis,
+      prefix: o.bus.bullPrefix,
+      autorun: false,
+      ...workerSettings(o.config),
     });
-    const pe = new PairExecutor(ctx);
-    const worker = new Worker<IntentJobData>(
-      o.bus.queueNameFor(pair.id),
-      async () => {
-        await pe.wakeFromQueue();
-      },
-      { connection: o.workerRedis, prefix: o.bus.bullPrefix, autorun: false, ...WORKER_SETTINGS },
-    );
     worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
-    // A runner in this process wakes the pair at once, without a queue job (Redis time the drain
-    // would wait behind); the queue carries the wake-ups of runners elsewhere.
-    const unlisten = o.bus.onPublished(pair.id, (_, intents) => void pe.published(intents));
-    this.#held.set(pair.id, { lease, pe, worker, unlisten });
+    worker.on('failed', (_job, err) => log.error({ err: err.message }, 'pair step failed'));
+    this.#held.set(pair.id, { lease, pe, worker });
     o.metrics.leases.set({ pair: ctx.label }, 1);
     log.info({ owner: this.#owner }, 'pair taken');
-    // The pair's first orders are then decided as their publish is sent, not a round trip later.
-    await o.bus.primed(pair.id);
     try {
       await pe.start();
     } catch (err) {
@@ -289,17 +276,18 @@ export class Executor {
       return;
     }
     void worker.run();
+    // What waited in the register while no one held the pair.
+    await pe.wake();
   }
 
   async #let(id: string, why: string): Promise<void> {
     const held = this.#held.get(id);
     if (held === undefined) return;
     this.#held.delete(id);
-    held.unlisten();
     held.pe.stop();
     this.#o.metrics.leases.set({ pair: held.pe.ctx.label }, 0);
+    // A lost lease stops the pair's step at once; a stop lets it finish.
     await held.worker.close(why !== 'stopping');
-    await held.pe.idle();
     await held.lease.release().catch(() => undefined);
     this.#log.info({ pair: id, why }, 'pair released');
   }

@@ -1,11 +1,12 @@
 export { ExecutorConfig } from './config.js';
 export { Executor, type ExecutorOptions, type ExecutorPairStatus } from './executor.js';
 export { ExecutorMetrics, errorLabel, pairLabel } from './metrics.js';
-export { ExecutorError, NotSentError, type ExecutorErrorCode } from './errors.js';
+export { ExecutorError, type ExecutorErrorCode } from './errors.js';
 export { RatecountStore, ratecountKeyFor, type RatecountReading } from './ratecount-store.js';
 export { PairLease } from './lease.js';
 export { classifyFailure, type Failure } from './outcome.js';
-export type { PairExecutor, DrainStats } from './pair-executor.js';
+export type { PairExecutor } from './pair-executor.js';
+export type { DrainResult } from './drain.js';
 export * from './types.js';
 export * from './plan/index.js';
-export type { WireSample } from './pair-context.js';
+export type { WireSample } from './wire-times.js';

@@ -1,64 +1,74 @@
+import pLimit from 'p-limit';
 import { encodeUserref, parseSlotKey, type OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
-import { errorLabel } from './metrics.js';
-import { classifyFailure, pointsBack, type Failure } from './outcome.js';
-import { MODE_HOLD_MS, type PairContext, type WireStart } from './pair-context.js';
-import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
+import { recordFailure } from './failures.js';
 import {
   addFields,
   addOrderBatchRequest,
   addOrderRequest,
   editOrderRequest,
 } from './order-requests.js';
+import { classifyFailure, pointsBack, type Failure } from './outcome.js';
+import type { PairContext } from './pair-context.js';
+import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import { openedRecord, pendingRecord, retiredAsGone } from './records.js';
 import type { TrackedOrder } from './types.js';
+import type { WireTimes } from './wire-times.js';
 
-/** A call that waited longer than this in its lane gets a fresh deadline before it goes. */
-const QUEUED_MS = 100;
-
-/** A planned call made ready: the records to write before it is sent, and its sending. */
-export interface ReadyCall {
-  readonly call: PlannedCall;
-  /** Write-ahead records: persisted (for all ready calls at once) before any is sent. */
-  readonly records: readonly TrackedOrder[];
-  /**
-   * Sends it and records the outcome; `start` is where its tick-to-wire counts from if not from
-   * its snapshots (the budget due, a retry's answer), and nothing leaves before `journaled` (the
-   * write of `records`) has resolved.
-   */
-  send(start: WireStart, journaled: Promise<unknown>): Promise<void>;
+/** What a call's outcome asks of the drain that sent it. */
+export interface CallOutcome {
+  /** Ratecount points to give back: the call was refused before the matching engine. */
+  readonly refund: number;
+  /** Userrefs of the orders it took off the book: their replacement adds may go. */
+  readonly cancelled: readonly number[];
 }
+
+interface ReadyCall {
+  /** Written before the call is sent (write-ahead), with its `deadline`. */
+  readonly records: readonly TrackedOrder[];
+  send(): Promise<CallOutcome>;
+}
+
+const DONE: CallOutcome = { refund: 0, cancelled: [] };
 
 /**
  * Runs planned calls and moves the records they touch through their states. The record of an
  * order is written before its call is sent (write-ahead: a crash mid-call leaves a `pending-new`
  * or a `pendingCall` the next owner resolves by query), and every call carries a `deadline` so an
- * unanswered one is known dead soon after. The points of a call the exchange refused are given
- * back: a refusal is not charged (the penalties are for orders added, edited or cancelled).
+ * unanswered one is known dead soon after.
  */
 export class OrderCalls {
   readonly #ctx: PairContext;
+  readonly #wire: WireTimes;
 
-  constructor(ctx: PairContext) {
+  constructor(ctx: PairContext, wire: WireTimes) {
     this.#ctx = ctx;
-  }
-
-  /** Userrefs of orders a cancel of this plan removed: their replacements may go out. */
-  readonly cancelled = new Set<number>();
-
-  /** Whether the call completes an amend done as cancel + add (it waits for the cancel). */
-  static replaces(call: PlannedCall): boolean {
-    return (
-      (call.kind === 'AddOrder' && call.item.replacing !== undefined) ||
-      (call.kind === 'AddOrderBatch' && call.items.some((i) => i.replacing !== undefined))
-    );
+    this.#wire = wire;
   }
 
   /**
-   * Builds the call's records and sender; undefined when nothing is left to send (every add of
-   * it replaced an order whose cancel failed).
+   * Sends the calls, max_calls_in_flight at a time in plan order, each with its records written
+   * just before it leaves (so its `deadline` counts from then), and records each answer. Resolves
+   * once every outcome is recorded.
    */
-  prepare(call: PlannedCall): ReadyCall | undefined {
+  async run(calls: readonly PlannedCall[]): Promise<CallOutcome[]> {
+    if (calls.length === 0) return [];
+    const lanes = pLimit(this.#ctx.deps.config.max_calls_in_flight);
+    const settled = await Promise.allSettled(
+      calls.map((call) =>
+        lanes(async () => {
+          const ready = this.#prepare(call);
+          await this.#ctx.persist(ready.records);
+          return ready.send();
+        }),
+      ),
+    );
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return settled.map((s) => (s.status === 'fulfilled' ? s.value : DONE));
+  }
+
+  #prepare(call: PlannedCall): ReadyCall {
     switch (call.kind) {
       case 'CancelOrder':
         return this.#cancel(call, [call.item]);
@@ -67,69 +77,58 @@ export class OrderCalls {
       case 'EditOrder':
         return this.#edit(call, call.item);
       case 'AddOrder':
-      case 'AddOrderBatch': {
-        const items = (call.kind === 'AddOrder' ? [call.item] : call.items).filter(
-          (i) => i.replacing === undefined || this.cancelled.has(i.replacing.userref),
-        );
-        if (items.length === 0) return undefined;
-        return this.#add(call, items);
-      }
+        return this.#add(call, [call.item]);
+      case 'AddOrderBatch':
+        return this.#add(call, call.items);
     }
   }
-
-  // ---- add ------------------------------------------------------------------------------------
 
   #add(call: PlannedCall, items: readonly AddItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
-    const single = items.length === 1;
-    const sentAtMs = ctx.now();
-    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
-    let records = items.map((item) => {
-      const userref = encodeUserref(
-        instance,
-        parseSlotKey(item.intent.slot),
-        item.intent.generation,
-      );
+    const { sentAtMs, deadlineMs, deadline } = this.#times();
+    const records = items.map((item) => {
+      const slot = parseSlotKey(item.intent.slot);
+      const userref = encodeUserref(instance, slot, item.intent.generation);
       return pendingRecord(ctx.id, item.intent, userref, item, sentAtMs, deadlineMs);
     });
     const fields = items.map((item, i) => addFields((records[i] as TrackedOrder).userref, item));
+    const single = items.length === 1;
     const action = single ? 'AddOrder' : 'AddOrderBatch';
-    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
-      records = await this.#fresh(records);
-      const deadline = new Date((records[0] as TrackedOrder).deadlineMs).toISOString();
+    const send = async (): Promise<CallOutcome> => {
       try {
         if (single) {
-          const f = fields[0] as (typeof fields)[number];
-          const res = await this.#wire(action, items, start, journaled, (o) =>
-            client.addOrder(addOrderRequest(ctx.id, f, deadline), o),
+          const res = await this.#send(action, items, (o) =>
+            client.addOrder(addOrderRequest(ctx.id, fields[0] as (typeof fields)[0], deadline), o),
           );
           const txid = res.result.txid?.[0];
           const rec = records[0] as TrackedOrder;
-          if (txid === undefined) await this.#unknown([rec], action, 'no txid in answer');
+          if (txid === undefined)
+            await recordFailure(this.#ctx, [rec], action, unknown('no txid in answer'));
           else await this.#opened(rec, txid, action);
-          return;
+          return DONE;
         }
-        const res = await this.#wire(action, items, start, journaled, (o) =>
+        const res = await this.#send(action, items, (o) =>
           client.addOrderBatch(addOrderBatchRequest(ctx.id, fields, deadline), o),
         );
-        const answers = res.result.orders;
         for (const [i, rec] of records.entries()) {
-          const answer = answers[i] as { txid?: unknown; error?: unknown } | undefined;
+          const answer = res.result.orders[i] as { txid?: unknown; error?: unknown } | undefined;
           if (typeof answer?.txid === 'string') await this.#opened(rec, answer.txid, action);
           else if (typeof answer?.error === 'string') {
-            await this.#failed([rec], action, {
+            await recordFailure(this.#ctx, [rec], action, {
               kind: 'rejected',
               reason: answer.error,
               then: 'drop',
             });
-          } else await this.#unknown([rec], action, 'batch answer without txid');
+          } else
+            await recordFailure(this.#ctx, [rec], action, unknown('batch answer without txid'));
         }
+        return DONE;
       } catch (err) {
-        await this.#refused(call, records, action, classifyFailure(err));
+        return this.#refused(call.cost, records, action, classifyFailure(err));
       }
     };
-    return { call, records, send };
+    return { records, send };
   }
 
   async #opened(rec: TrackedOrder, txid: string, action: string): Promise<void> {
@@ -138,16 +137,13 @@ export class OrderCalls {
     await ctx.persist([openedRecord(rec, txid, ctx.now())]);
   }
 
-  // ---- edit -----------------------------------------------------------------------------------
-
   #edit(call: PlannedCall, item: EditItem): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
     const orig = item.order;
-    const sentAtMs = ctx.now();
-    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
+    const { sentAtMs, deadlineMs, deadline } = this.#times();
     const userref = encodeUserref(instance, parseSlotKey(item.intent.slot), item.intent.generation);
-    let next: TrackedOrder = {
+    const next: TrackedOrder = {
       ...pendingRecord(
         ctx.id,
         item.intent,
@@ -164,26 +160,24 @@ export class OrderCalls {
       pendingCall: 'edit',
       replaces: orig.txid,
     };
-    let origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
-    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
-      [origSent, next] = (await this.#fresh([origSent, next])) as [TrackedOrder, TrackedOrder];
+    const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
+    const send = async (): Promise<CallOutcome> => {
       try {
-        const res = await this.#wire('EditOrder', [item], start, journaled, (o) =>
+        const res = await this.#send('EditOrder', [item], (o) =>
           client.editOrder(
-            editOrderRequest(
-              orig.txid as string,
-              ctx.id,
-              item,
-              userref,
-              new Date(next.deadlineMs).toISOString(),
-            ),
+            editOrderRequest(orig.txid as string, ctx.id, item, userref, deadline),
             o,
           ),
         );
         const txid = res.result.txid;
         if (txid === undefined) {
-          await this.#unknown([origSent, next], 'EditOrder', 'no txid in answer');
-          return;
+          await recordFailure(
+            this.#ctx,
+            [origSent, next],
+            'EditOrder',
+            unknown('no txid in answer'),
+          );
+          return DONE;
         }
         ctx.deps.metrics.actions.inc({ pair: ctx.label, action: 'EditOrder', outcome: 'ok' });
         const now = ctx.now();
@@ -197,54 +191,48 @@ export class OrderCalls {
           },
           openedRecord(next, txid, now),
         ]);
+        return DONE;
       } catch (err) {
-        const answeredAtMs = ctx.now();
         const failure = classifyFailure(err);
         if (failure.kind === 'unknown') {
-          await this.#failed([origSent, next], 'EditOrder', failure);
-          return;
+          await recordFailure(this.#ctx, [origSent, next], 'EditOrder', failure);
+          return DONE;
         }
-        // Refused: the replacement never existed, and the original is as it was, or gone.
         if (failure.then !== 'gone') {
-          await this.#refused(call, [next], 'EditOrder', failure, [
+          // Refused: the replacement never existed, and the original is as it was.
+          return this.#refused(call.cost, [next], 'EditOrder', failure, [
             { ...orig, updatedAtMs: ctx.now() },
           ]);
-          return;
         }
-        // Gone: not on the book (filled or cancelled since our last view), so the slot is free
-        // now; the intent goes back to the register and is placed by the drain the restore wakes:
-        // both records are in memory by then (written early), and the writes leave together
-        // (one round trip for the restore, not four in a row). What the order executed is
-        // recorded by the next full sync, from ClosedOrders (settleRetired).
-        ctx.noteRetry(item.intent, answeredAtMs);
-        await Promise.all([
-          this.#refused(call, [next], 'EditOrder', failure, [retiredAsGone(orig, ctx.now())]),
-          ctx.deps.bus.restore(ctx.id, [item.intent]),
+        // Gone (filled or cancelled since our last view): the slot is free, and the intent goes
+        // back to the register to be placed by the next drain. What the order executed is
+        // recorded by the next full sync, from ClosedOrders.
+        const outcome = await this.#refused(call.cost, [next], 'EditOrder', failure, [
+          retiredAsGone(orig, ctx.now()),
         ]);
+        this.#wire.retry(item.intent, ctx.now());
+        await ctx.deps.bus.restore(ctx.id, [item.intent]);
+        return outcome;
       }
     };
-    return { call, records: [origSent, next], send };
+    return { records: [origSent, next], send };
   }
-
-  // ---- cancel ---------------------------------------------------------------------------------
 
   #cancel(call: PlannedCall, items: readonly CancelItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client } = ctx.deps;
-    const kind = call.kind;
-    const sentAtMs = ctx.now();
-    const deadlineMs = sentAtMs + ctx.deps.config.deadline_ms;
-    let sent = items.map((i): TrackedOrder => ({
+    const kind = call.kind === 'CancelOrder' ? 'CancelOrder' : 'CancelOrderBatch';
+    const { sentAtMs, deadlineMs } = this.#times();
+    const sent = items.map((i): TrackedOrder => ({
       ...i.order,
       pendingCall: 'cancel',
       sentAtMs,
       deadlineMs,
     }));
     const txids = sent.map((o) => o.txid as string);
-    const send = async (start: WireStart, journaled: Promise<unknown>): Promise<void> => {
-      sent = await this.#fresh(sent);
+    const send = async (): Promise<CallOutcome> => {
       try {
-        const res = await this.#wire(kind, items, start, journaled, (o) =>
+        const res = await this.#send(kind, items, (o) =>
           kind === 'CancelOrder'
             ? client.cancelOrder({ txid: txids[0] as string }, o)
             : client.cancelOrderBatch({ orders: txids }, o),
@@ -261,178 +249,80 @@ export class OrderCalls {
               updatedAtMs: now,
             })),
           );
-          for (const o of sent) this.cancelled.add(o.userref);
-          return;
+          return { refund: 0, cancelled: sent.map((o) => o.userref) };
         }
         // Fewer than asked: some were filled or gone already. Which ones, a query says.
         ctx.deps.metrics.actions.inc({ pair: ctx.label, action: kind, outcome: 'partial' });
         await ctx.persist(sent.map((o) => ({ ...o, state: 'unknown' as const, deadlineMs: 0 })));
+        return DONE;
       } catch (err) {
         const failure = classifyFailure(err);
-        await this.#refused(call, sent, kind, failure);
         if (failure.kind === 'rejected' && failure.then === 'gone') {
           // Not on the book any more: what the cancel wanted. Executions are settled later.
-          await ctx.persist(sent.map((o) => retiredAsGone(o, ctx.now())));
-          for (const o of sent) this.cancelled.add(o.userref);
-        } else if (failure.kind === 'rejected') {
-          await ctx.persist(sent.map((o) => ({ ...o, pendingCall: null })));
+          const gone = sent.map((o) => retiredAsGone(o, ctx.now()));
+          const outcome = await this.#refused(call.cost, [], kind, failure, gone);
+          return { ...outcome, cancelled: sent.map((o) => o.userref) };
         }
+        const kept =
+          failure.kind === 'rejected' ? sent.map((o) => ({ ...o, pendingCall: null })) : [];
+        return this.#refused(
+          call.cost,
+          failure.kind === 'rejected' ? [] : sent,
+          kind,
+          failure,
+          kept,
+        );
       }
     };
-    return { call, records: sent, send };
+    return { records: sent, send };
   }
 
-  // ---- shared ---------------------------------------------------------------------------------
+  /** A call that failed as a whole: its outcome recorded, and its points back when refused early. */
+  async #refused(
+    cost: number,
+    records: readonly TrackedOrder[],
+    action: string,
+    failure: Failure,
+    also: readonly TrackedOrder[] = [],
+  ): Promise<CallOutcome> {
+    await recordFailure(this.#ctx, records, action, failure, also);
+    return { refund: pointsBack(failure) ? cost : 0, cancelled: [] };
+  }
 
-  /** Sends with our own timeout, measuring tick-to-wire and the intent's wait. */
-  #wire<T>(
+  /** When a call is sent and its `deadline`: an unanswered call cannot execute after it. */
+  #times(): { sentAtMs: number; deadlineMs: number; deadline: string } {
+    const sentAtMs = this.#ctx.now();
+    const deadlineMs = sentAtMs + this.#ctx.deps.config.deadline_ms;
+    return { sentAtMs, deadlineMs, deadline: new Date(deadlineMs).toISOString() };
+  }
+
+  /** Hands the call to the client with our own answer timeout, observing tick-to-wire. */
+  async #send<T>(
     action: string,
     items: readonly { readonly intent: OrderIntent }[],
-    start: WireStart,
-    gate: Promise<unknown>,
-    send: (options: CallOptions) => Promise<T>,
+    call: (options: CallOptions) => Promise<T>,
   ): Promise<T> {
-    const ctx = this.#ctx;
-    const { metrics, config, clock } = ctx.deps;
-    // A timer cleared when the call settles: AbortSignal.timeout's fires for every call, answered
-    // or not, and builds a DOMException with a stack trace each time, on whatever tick it lands.
-    const timeout = new AbortController();
-    const timer = setTimeout(() => {
-      timeout.abort(
-        new DOMException(`no answer within ${config.request_timeout_ms} ms`, 'TimeoutError'),
-      );
-    }, config.request_timeout_ms);
-    timer.unref();
-    // Stamped once the request is written to the socket; observed once the call is over, off the
-    // path to the wire.
-    let atMs: number | undefined;
-    const onWritten = (): void => {
-      atMs = clock.now();
-    };
-    const observe = (): void => {
-      if (atMs === undefined) return;
-      for (const { intent } of items) {
-        // A due still ahead (the budget freed early, a refund) gives no credit: from snapshot.
-        const credited = start.atMs <= atMs && start.atMs > intent.snapshotAtMs;
-        const tickToWireMs = Math.max(0, atMs - (credited ? start.atMs : intent.snapshotAtMs));
-        const intentAgeMs = Math.max(0, atMs - intent.createdAtMs);
-        metrics.tickToWire.observe({ pair: ctx.label }, tickToWireMs / 1000);
-        metrics.intentWait.observe({ pair: ctx.label }, intentAgeMs / 1000);
-        ctx.deps.onWire?.({
-          pair: ctx.id,
-          action,
-          tickToWireMs,
-          from: credited ? start.from : 'snapshot',
-          intentAgeMs,
-          writtenAtMs: atMs,
-        });
-      }
-    };
-    return send({ signal: timeout.signal, gate, onWritten }).finally(() => {
-      clearTimeout(timer);
-      observe();
-    });
-  }
-
-  /**
-   * A call's records as it leaves its lane: one that waited there (behind max_calls_in_flight)
-   * is stamped sent now, with a deadline from now, and journaled again, so the exchange gets a
-   * deadline it accepts and the record never says the deadline passed before it has.
-   */
-  async #fresh(records: TrackedOrder[]): Promise<TrackedOrder[]> {
-    const ctx = this.#ctx;
-    const now = ctx.now();
-    const first = records[0];
-    if (first === undefined || now - first.sentAtMs <= QUEUED_MS) return records;
-    const out = records.map((r) => ({
-      ...r,
-      sentAtMs: now,
-      deadlineMs: now + ctx.deps.config.deadline_ms,
-      updatedAtMs: now,
-    }));
-    await ctx.journal(out);
-    return out;
-  }
-
-  /**
-   * A call that failed as a whole: its records' outcome (with `also`, records it settled, in the
-   * same write), and its points back if refused.
-   */
-  async #refused(
-    call: PlannedCall,
-    records: readonly TrackedOrder[],
-    action: string,
-    failure: Failure,
-    also: readonly TrackedOrder[] = [],
-  ): Promise<void> {
-    // Together: points waiting intents may need, and records the next drain reads.
-    await Promise.all([
-      this.#failed(records, action, failure, also),
-      pointsBack(failure) && call.cost > 0 ? this.#ctx.refund(call.cost) : undefined,
-    ]);
-  }
-
-  async #unknown(records: readonly TrackedOrder[], action: string, reason: string): Promise<void> {
-    await this.#failed(records, action, { kind: 'unknown', reason });
-  }
-
-  async #failed(
-    records: readonly TrackedOrder[],
-    action: string,
-    failure: Failure,
-    also: readonly TrackedOrder[] = [],
-  ): Promise<void> {
-    const ctx = this.#ctx;
-    const { metrics, log, ratecount } = ctx.deps;
-    const now = ctx.now();
-    if (failure.kind === 'unknown') {
-      metrics.actions.inc({ pair: ctx.label, action, outcome: 'unknown' });
-      log.warn(
-        { action, reason: failure.reason, orders: records.length },
-        'order-entry outcome unknown',
-      );
-      await ctx.persist(
-        records.map((r) => ({ ...r, state: 'unknown' as const, updatedAtMs: now })),
-      );
-      return;
-    }
-    if (failure.then === 'unsent') {
-      metrics.actions.inc({ pair: ctx.label, action, outcome: 'not_sent' });
-      log.info({ action, reason: failure.reason }, 'order entry not sent');
-    } else {
-      metrics.actions.inc({ pair: ctx.label, action, outcome: 'rejected' });
-      metrics.rejections.inc({ pair: ctx.label, error: errorLabel(failure.reason) });
-      log.warn({ action, error: failure.reason }, 'order entry refused');
-    }
-    const placed = records.filter((r) => r.state === 'pending-new');
-    // In memory at once, so the next drain sees the slot as it is now (free, or the original's).
-    await ctx.persist(
-      [
-        ...placed.map((r) => ({
-          ...r,
-          state: 'rejected' as const,
-          pendingCall: null,
-          reason: failure.reason,
-          updatedAtMs: now,
-        })),
-        ...also,
-      ],
-      true,
+    const { clock, config } = this.#ctx.deps;
+    this.#wire.sent(
+      action,
+      items.map((i) => i.intent),
+      clock.now(),
     );
-    switch (failure.then) {
-      case 'mode':
-        ctx.learnedMode = failure.reason.includes('cancel_only') ? 'cancel_only' : 'post_only';
-        ctx.modeUntilMs = now + MODE_HOLD_MS;
-        break;
-      case 'ratecount':
-        // Our model was behind the exchange's: take its word and start from full.
-        metrics.ratecountLevel.set({ pair: ctx.label }, (await ratecount.fill(ctx.id, now)).level);
-        break;
-      case 'wait':
-        ctx.pausedUntilMs = Math.max(ctx.pausedUntilMs, failure.untilMs ?? now + 1_000);
-        break;
-      default:
-        break;
+    const ms = config.request_timeout_ms;
+    const timeout = new AbortController();
+    const answered = new AbortController();
+    clock.sleep(ms, answered.signal).then(
+      () => timeout.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')),
+      () => undefined,
+    );
+    try {
+      return await call({ signal: timeout.signal });
+    } finally {
+      answered.abort();
     }
   }
+}
+
+function unknown(reason: string): Failure {
+  return { kind: 'unknown', reason };
 }

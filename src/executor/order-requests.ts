@@ -6,11 +6,7 @@ import type {
 } from '../exchange/index.js';
 import type { AddItem, EditItem } from './plan/index.js';
 
-/**
- * The order-entry requests the executor sends, built here alone: the calls (order-calls.ts) and
- * the warm-up's rehearsal (warm-up.ts) make the same objects, so the client's checks, encoding and
- * signing are compiled for the shapes trading sends.
- */
+/** The order-entry requests the executor sends. */
 
 /** One order of an AddOrder or AddOrderBatch: limit, fees in the quote asset (fciq). */
 export function addFields(userref: number, item: AddItem): OrderFields {

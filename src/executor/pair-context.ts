@@ -1,15 +1,16 @@
 import type { ControlFlags, IntentBus } from '../bus/index.js';
-import type { Clock, Log, OrderIntent, PairInfo, TradingMode } from '../core/index.js';
+import type { Clock, Log, PairInfo, TradingMode } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
+import { ExecutorError } from './errors.js';
 import type { OrderReads } from './exchange-orders.js';
 import type { PairLease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
 import type { OrderTracker } from './tracker/index.js';
 import { TERMINAL_STATES, type Fill, type TrackedOrder } from './types.js';
-import { ExecutorError } from './errors.js';
+import type { WireSample } from './wire-times.js';
 
 /** Everything one pair's executor works with; built by Executor for each pair it holds. */
 export interface PairDeps {
@@ -27,62 +28,16 @@ export interface PairDeps {
   readonly clock: Clock;
   readonly metrics: ExecutorMetrics;
   readonly log: Log;
-  /**
-   * Whether calls may go out without waiting for their Redis writes (the executor's connection
-   * is up): otherwise they would wait in ioredis's offline queue while the calls left.
-   */
-  readonly fastPath: () => boolean;
-  /** Holds the executor's Redis writes until the turn is over (holdWritesForTurn). */
-  readonly holdWrites: () => void;
-  /** Issues Redis commands at the end of that hold, off the way to the wire (issueAfterHold). */
-  readonly afterHold: <T>(issue: () => Promise<T>) => Promise<T>;
   /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
   readonly onWire?: ((sample: WireSample) => void) | undefined;
 }
-
-export interface WireSample {
-  readonly pair: string;
-  readonly action: string;
-  /**
-   * From the snapshot ready (or the budget available, or the answer that found the order gone:
-   * `from`) to the request written to the socket.
-   */
-  readonly tickToWireMs: number;
-  /**
-   * What tick-to-wire counts from: the snapshot; the budget due, for an intent that waited for
-   * points; the answer that found its order gone, for an intent placed again after one.
-   */
-  readonly from: 'snapshot' | 'budget' | 'retry';
-  /** From the intent's creation to the request written to the socket. */
-  readonly intentAgeMs: number;
-  /** When the request was written to the socket, on the executor's clock. */
-  readonly writtenAtMs: number;
-}
-
-/**
- * Where a call's tick-to-wire counts from when not from its intents' snapshots (`atMs` 0, or
- * before a snapshot: from the snapshot).
- */
-export interface WireStart {
-  readonly atMs: number;
-  readonly from: 'budget' | 'retry';
-}
-
-/** Intents keyed by slot and generation (one intent per generation of a slot). */
-export function intentKey(i: OrderIntent): string {
-  return `${i.slot}#${i.generation}`;
-}
-
-/** How many retry starts a PairContext keeps (one per order found gone, until its intent goes). */
-const RETRIES_KEPT = 64;
 
 /** How long a mode learned from a refusal holds before order entry tries again. */
 export const MODE_HOLD_MS = 5_000;
 
 /**
  * The pair's live orders in memory, written through to the tracker. This process is the pair's
- * only writer while it holds the lease, so the copy in memory is the tracker's, and reading it
- * costs no Redis round trip on the way to the wire.
+ * only writer while it holds the lease, so the copy in memory is the tracker's.
  */
 export class PairContext {
   readonly deps: PairDeps;
@@ -92,48 +47,14 @@ export class PairContext {
   /** A mode the exchange told us by refusing (cancel_only...), until `modeUntilMs`. */
   learnedMode: TradingMode | undefined;
   modeUntilMs = 0;
-  /** No order entry before this time (throttled, engine unavailable). */
+  /** No order entry before this time (throttled, rate-limited, the key refused). */
   pausedUntilMs = 0;
-  /** When points last came back ahead of plan (a refused or unsent call). */
-  budgetFreedAtMs = 0;
-  /**
-   * When each slot last became empty (its order filled, cancelled or gone, none other holding
-   * it): an amend waiting there for budget is now a cheaper place.
-   */
-  readonly slotFreedAtMs = new Map<string, number>();
-  /** Told when a slot became empty, so intents waiting on it are planned again at once. */
-  onSlotFreed: (() => void) | undefined;
-  /**
-   * Intents given back to go again once an answer found their order gone (intentKey → when that
-   * answer came): their tick-to-wire counts from it. The last RETRIES_KEPT only.
-   */
-  readonly #retryFromMs = new Map<string, number>();
-
   /** The `pair` label of its metrics: the altname (`id` stays for Redis keys, calls and logs). */
   readonly label: string;
 
   constructor(deps: PairDeps) {
     this.deps = deps;
     this.label = pairLabel(deps.pair);
-  }
-
-  /** `intent` goes again: the answer that came at `atMs` found its order gone. */
-  noteRetry(intent: OrderIntent, atMs: number): void {
-    const retries = this.#retryFromMs;
-    retries.delete(intentKey(intent));
-    retries.set(intentKey(intent), atMs);
-    for (const key of retries.keys()) {
-      if (retries.size <= RETRIES_KEPT) break;
-      retries.delete(key);
-    }
-  }
-
-  /** When the answer came that gave `intent` back to go again, if one did; forgotten once read. */
-  takeRetry(intent: OrderIntent): number | undefined {
-    const key = intentKey(intent);
-    const atMs = this.#retryFromMs.get(key);
-    this.#retryFromMs.delete(key);
-    return atMs;
   }
 
   get id(): string {
@@ -175,47 +96,16 @@ export class PairContext {
     }
   }
 
-  /**
-   * Writes records through to the tracker (fenced by the lease) and updates the memory copy:
-   * after the write, or before it when `early` (outcomes the next drain should see at once; a
-   * write that then fails leaves Redis with the older state, which the reconciliation at start
-   * settles by query, as for a crash before the write). Once only: remembered again after the
-   * write, they could overwrite what an answer or a sync put there meanwhile.
-   */
-  async persist(records: readonly TrackedOrder[], early = false): Promise<void> {
+  /** Writes records through to the tracker (fenced by the lease), then to the memory copy. */
+  async persist(records: readonly TrackedOrder[]): Promise<void> {
     if (records.length === 0) return;
-    if (early) this.remember(records);
     await this.deps.tracker.put(records, this.deps.lease.fence);
-    if (!early) this.remember(records);
-  }
-
-  /**
-   * persist() for the write-ahead records of calls about to be sent: one round trip. `early`
-   * (calls that go out without waiting for it) puts them in memory at once, so an answer that
-   * beats the reply is never overwritten by them.
-   */
-  async journal(records: readonly TrackedOrder[], early = false): Promise<void> {
-    if (records.length === 0) return;
-    const { tracker, lease, afterHold } = this.deps;
-    if (early) {
-      this.remember(records);
-      // Not waited for before the calls go: built and issued once their requests are written.
-      await afterHold(() => tracker.journal(records, lease.fence));
-      return;
-    }
-    await tracker.journal(records, lease.fence);
     this.remember(records);
   }
 
-  /**
-   * Gives back ratecount points of calls refused or never sent: budget free ahead of plan, from
-   * now: the level this process plans with has them back at once (RatecountStore.estimate), so a
-   * drain before Redis's reply may spend them, and its calls count tick-to-wire from here.
-   */
+  /** Gives back ratecount points of calls refused before the engine or never sent. */
   async refund(points: number): Promise<void> {
-    const refunded = this.deps.ratecount.refund(this.id, points, this.now());
-    this.budgetFreedAtMs = this.now();
-    const reading = await refunded;
+    const reading = await this.deps.ratecount.refund(this.id, points, this.now());
     this.deps.metrics.ratecountLevel.set({ pair: this.label }, reading.level);
   }
 
@@ -235,19 +125,13 @@ export class PairContext {
   }
 
   remember(records: readonly TrackedOrder[]): void {
-    let freed = false;
     for (const r of records) {
-      if (!TERMINAL_STATES.has(r.state)) this.orders.set(r.userref, r);
-      else if (this.orders.delete(r.userref) && this.slotOrder(r.slot) === undefined) {
-        this.slotFreedAtMs.set(r.slot, this.now());
-        freed = true;
-      }
+      if (TERMINAL_STATES.has(r.state)) this.orders.delete(r.userref);
+      else this.orders.set(r.userref, r);
     }
-    // An edit's answer retires the old order but the slot holds the new one: nothing freed.
-    if (freed) this.onSlotFreed?.();
   }
 
-  /** Order-state gauges, from the memory copy (no Redis round trip). */
+  /** Order-state gauges, from the memory copy. */
   publishOrderGauges(): void {
     const { metrics } = this.deps;
     const pair = this.label;

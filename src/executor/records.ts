@@ -1,14 +1,7 @@
 import { dec, toWire, type OrderIntent } from '../core/index.js';
 import type { TrackedOrder } from './types.js';
 
-/**
- * The records the planner reads, built one way: a placement's write-ahead record, its form once
- * answered, and its retirement. The calls build them through these and so does the warm-up
- * (warm-up.ts), so the planner is compiled for the shapes it meets in trading: a record built
- * another way (another literal, fields in another order or of another kind) has another hidden
- * class in V8, and the first real drain would throw the warm-up's compiled code away ("wrong
- * map"). Other states (rejected, unknown, replaced) are spreads of these, so they keep the shape.
- */
+/** The records of an order the executor places: written ahead, answered, retired as gone. */
 
 /** The write-ahead record of an order about to be placed (AddOrder, a batch's item, an edit). */
 export function pendingRecord(

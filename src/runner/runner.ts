@@ -76,8 +76,6 @@ interface PairLoop {
   readonly log: Log;
   running: Promise<void> | undefined;
   dirty: boolean;
-  /** Whether the pair's first tradeable update was spent on a rehearsal (#rehearse). */
-  rehearsed: boolean;
   lastTickAtMs: number;
   /** What was last published per slot, so an unchanged intent is not repeated every tick. */
   readonly sent: Map<string, { readonly fingerprint: string; readonly atMs: number }>;
@@ -119,7 +117,6 @@ export class Runner {
         },
         running: undefined,
         dirty: false,
-        rehearsed: false,
         lastTickAtMs: -Infinity,
         sent: new Map(),
       });
@@ -203,7 +200,6 @@ export class Runner {
     const wait = loop.lastTickAtMs + this.#opts.config.min_tick_interval_ms - this.#clock.now();
     try {
       if (wait > 0) await this.#clock.sleep(wait, this.#abort.signal);
-      if (!loop.rehearsed && this.#rehearse(loop, this.#opts.feed.snapshot(pairId))) return;
       await this.tick(pairId);
     } catch (err) {
       if (this.#abort.signal.aborted) return;
@@ -228,52 +224,35 @@ export class Runner {
       };
     }
     const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
-    let outcome: TickOutcome;
-    let drafts: IntentDraft[];
-    let observe: (() => void) | undefined;
-    if (snapshot.stale) {
-      outcome = 'stale';
-      drafts = pullAll(live, 'pulled:stale');
-    } else {
-      const quoted = this.#quote(loop, snapshot, live);
-      outcome = quoted.outcome;
-      drafts = quoted.drafts;
-      observe = quoted.observe;
-    }
-    try {
-      const moded = applyMode(drafts, snapshot.mode);
-      const fresh = this.#unsent(loop, moded.kept);
-      const counts = {
-        suppressedByMode: moded.suppressed,
-        unchanged: moded.kept.length - fresh.length,
-      };
-      if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
-      const seen = depthSeenOf(snapshot);
-      const result = await this.#opts.sink.publish(
-        fresh.map((d) => this.#intent(d, snapshot, seen, readyAtMs)),
-      );
-      return {
-        ...base,
-        ...counts,
-        outcome,
-        intents: result.published,
-        coalesced: result.coalesced,
-      };
-    } finally {
-      observe?.();
-    }
+    const { outcome, drafts } = snapshot.stale
+      ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale') }
+      : this.#quote(loop, snapshot, live);
+    const moded = applyMode(drafts, snapshot.mode);
+    const fresh = this.#unsent(loop, moded.kept);
+    const counts = {
+      suppressedByMode: moded.suppressed,
+      unchanged: moded.kept.length - fresh.length,
+    };
+    if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
+    const seen = depthSeenOf(snapshot);
+    const result = await this.#opts.sink.publish(
+      fresh.map((d) => this.#intent(d, snapshot, seen, readyAtMs)),
+    );
+    return {
+      ...base,
+      ...counts,
+      outcome,
+      intents: result.published,
+      coalesced: result.coalesced,
+    };
   }
 
-  /**
-   * The strategy's quotes as drafts. Its metrics (compute time, quoted prices) are returned to be
-   * observed once the intents are published: an executor in this process sends them before the
-   * publish resolves, and a tick's way to the wire is all the work done before the write.
-   */
+  /** The strategy's quotes as drafts, with its compute time and quoted prices observed. */
   #quote(
     loop: PairLoop,
     snapshot: MarketSnapshot,
     live: readonly OwnOrder[],
-  ): { outcome: TickOutcome; drafts: IntentDraft[]; observe?: () => void } {
+  ): { outcome: TickOutcome; drafts: IntentDraft[] } {
     const { strategy } = loop;
     const { metrics } = this.#opts;
     const labels = { strategy: strategy.plugin.name, pair: strategy.pair.altname };
@@ -290,10 +269,8 @@ export class Runner {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (result.state !== undefined) strategy.state = result.state;
     const rounded = roundQuotes(result.quotes, strategy.pair);
-    const observe = (): void => {
-      metrics?.computeSeconds.observe(labels, seconds);
-      metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
-    };
+    metrics?.computeSeconds.observe(labels, seconds);
+    metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
     for (const { reason } of rounded.dropped) {
       metrics?.droppedQuotes.inc({ pair: strategy.pair.altname, reason });
     }
@@ -305,10 +282,9 @@ export class Runner {
       );
       loop.log.error({ reason: refused }, 'quotes refused by the risk limits: none is sent');
       this.#opts.onRefused?.(strategy.pair, refused);
-      return { outcome: 'refused', drafts: [], observe };
+      return { outcome: 'refused', drafts: [] };
     }
-    const drafts = this.#diff(rounded.accepted, live, snapshot);
-    return { outcome: 'quoted', drafts, observe };
+    return { outcome: 'quoted', drafts: this.#diff(rounded.accepted, live, snapshot) };
   }
 
   #diff(
@@ -327,37 +303,6 @@ export class Runner {
         maxAgeMs: config.max_order_age_ms,
       },
     });
-  }
-
-  /**
-   * A dry run of the tick's steps on the pair's first tradeable snapshot: the strategy's quote()
-   * (pure, as its contract says), rounding, the diff, the mode and the intents, with nothing
-   * published and nothing kept (the strategy's state, what was sent, metrics). A process's first
-   * tick otherwise ran on code V8 had not compiled yet: 2.2 ms from the snapshot to its publish
-   * in the benchmark's first batch, 0.6-0.9 ms after a rehearsal. The pair's quotes go out from
-   * its next update instead, one poll later. Returns whether it rehearsed: only when the pair
-   * may quote (online or post_only, not stale); otherwise the tick publishes only pulls, and those
-   * must not wait.
-   */
-  #rehearse(loop: PairLoop, snapshot: MarketSnapshot): boolean {
-    if (snapshot.stale || (snapshot.mode !== 'online' && snapshot.mode !== 'post_only')) {
-      return false;
-    }
-    loop.rehearsed = true;
-    const { strategy } = loop;
-    try {
-      const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
-      const result = strategy.plugin.quote(snapshot, strategy.state, strategy.context);
-      const drafts = this.#diff(roundQuotes(result.quotes, strategy.pair).accepted, live, snapshot);
-      const seen = depthSeenOf(snapshot);
-      for (const draft of applyMode(drafts, snapshot.mode).kept) {
-        fingerprintOf(draft);
-        this.#intent(draft, snapshot, seen, this.#clock.now());
-      }
-    } catch {
-      // Not logged here: the tick on the next update meets it again and handles it as ticks do.
-    }
-    return true;
   }
 
   /** Drops drafts identical to one published for the slot less than republish_after_ms ago. */
@@ -459,35 +404,11 @@ function pruneOlderThan(map: Map<string, { readonly atMs: number }>, cutoffMs: n
 /** Depth's levels of each side as intents carry them (keyed `bid`, `ask`), once per tick. */
 type SidesSeen = Readonly<Record<string, DepthSeen | undefined>>;
 
-/**
- * Each book side's prices as wire text, by the side, and each level's: snapshots built from one
- * Depth answer share its parsed book, and answers share the levels they repeat (snapshot-builder),
- * so the text is made once.
- */
-const PRICES_SEEN = new WeakMap<readonly PriceLevel[], readonly string[]>();
-const PRICE_TEXT = new WeakMap<PriceLevel, string>();
-
-function priceText(level: PriceLevel): string {
-  let text = PRICE_TEXT.get(level);
-  if (text === undefined) {
-    text = toWire(level.price);
-    PRICE_TEXT.set(level, text);
-  }
-  return text;
-}
-
+/** Each book side's prices as wire text, as intents carry them to the executor. */
 function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
   const asOfMs = snapshot.bookAsOfMs;
   if (asOfMs === undefined) return {};
-  const side = (levels: readonly PriceLevel[]): DepthSeen | undefined => {
-    if (levels.length === 0) return undefined;
-    let prices = PRICES_SEEN.get(levels);
-    if (prices === undefined) {
-      // Frozen: the bus then checks the list once and shares it among the intents carrying it.
-      prices = Object.freeze(levels.map(priceText));
-      PRICES_SEEN.set(levels, prices);
-    }
-    return { asOfMs, prices };
-  };
+  const side = (levels: readonly PriceLevel[]): DepthSeen | undefined =>
+    levels.length === 0 ? undefined : { asOfMs, prices: levels.map((l) => toWire(l.price)) };
   return { bid: side(snapshot.book.bids), ask: side(snapshot.book.asks) };
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { InvalidInputError, type OrderIntent } from '../../src/core/index.js';
-import { BusError, IntentBus, type IntentJobData, type TakeResult } from '../../src/bus/index.js';
+import { BusError, IntentBus, type IntentJobData } from '../../src/bus/index.js';
 import { PAIR, REDIS_URL, deferred, deleteKeys, freshPrefix, intent, waitFor } from './support.js';
 
 const bid = (price: string) => ({ side: 'buy' as const, price, volume: '0.01', postOnly: true });
@@ -79,16 +79,15 @@ void describe('IntentBus', () => {
     assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49995#2']);
   });
 
-  void it('take empties the register, a second take gets nothing, generations keep rising', async () => {
+  void it('generations keep rising after the register is emptied', async () => {
     await bus.publish([intent({ slot: 'bid:0' }), intent({ slot: 'bid:10' })]);
     await bus.publish([intent({ slot: 'bid:2' }), intent({ slot: 'bid:0', desired: bid('1') })]);
-
-    const taken = await bus.take(PAIR, Date.now());
-    assert.deepEqual(prices(taken.intents), ['bid:0@1#2', 'bid:2@50000.0#1', 'bid:10@50000.0#1']);
-    assert.deepEqual(taken.expired, []);
+    const pending = await bus.pending(PAIR);
+    assert.deepEqual(prices(pending), ['bid:0@1#2', 'bid:2@50000.0#1', 'bid:10@50000.0#1']);
+    const taken = await bus.takeSlots(PAIR, pending);
+    assert.deepEqual(taken, pending);
     assert.deepEqual(await bus.pending(PAIR), []);
     assert.deepEqual(await bus.pairsWithPending(), []);
-    assert.deepEqual(await bus.take(PAIR, Date.now()), { intents: [], expired: [] });
 
     const next = await bus.publish([intent({ slot: 'bid:0' })]);
     assert.equal(next.published[0]?.generation, 3);
@@ -97,13 +96,13 @@ void describe('IntentBus', () => {
 
   void it('intents published while a job is active run in exactly one follow-up job', async () => {
     const worker = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    const taken: TakeResult[] = [];
+    const taken: OrderIntent[][] = [];
     const firstActive = deferred();
     const release = deferred();
     const w = new Worker<IntentJobData>(
       bus.queueNameFor(PAIR),
       async (job) => {
-        taken.push(await bus.take(job.data.pair, Date.now()));
+        taken.push(await bus.takeSlots(job.data.pair, await bus.pending(job.data.pair)));
         if (taken.length === 1) {
           firstActive.resolve();
           await release.promise;
@@ -134,8 +133,8 @@ void describe('IntentBus', () => {
     release.resolve();
     await waitFor(async () => (await counts()).completed === 2, 'two completed jobs');
     assert.equal(taken.length, 2);
-    assert.deepEqual(prices(taken[0]?.intents ?? []), ['bid:0@100#1']);
-    assert.deepEqual(prices(taken[1]?.intents ?? []), ['bid:0@102#3', 'ask:1@110#1']);
+    assert.deepEqual(prices(taken[0] ?? []), ['bid:0@100#1']);
+    assert.deepEqual(prices(taken[1] ?? []), ['bid:0@102#3', 'ask:1@110#1']);
     assert.deepEqual(await counts(), {
       waiting: 0,
       active: 0,
@@ -168,7 +167,7 @@ void describe('IntentBus', () => {
         reason: 'pulled:stale',
       }),
     ]);
-    const { intents } = await bus.take(PAIR, Date.now());
+    const intents = await bus.pending(PAIR);
     assert.deepEqual(intents, [published[0], published[1], published[2]]);
     assert.equal(intents[2]?.desired, undefined);
     assert.equal(intents[0]?.ordersAsOfMs, 1_700);
@@ -179,7 +178,7 @@ void describe('IntentBus', () => {
   void it('publishes only the known fields: a stray one and a caller’s generation are dropped', async () => {
     const input = { ...intent({ slot: 'bid:0' }), generation: 99, note: 'not for Redis' };
     const { published } = await bus.publish([input]);
-    const { intents } = await bus.take(PAIR, Date.now());
+    const intents = await bus.pending(PAIR);
     assert.equal(intents.length, 1);
     assert.notEqual(intents[0]?.generation, 99);
     assert.equal(intents[0]?.generation, published[0]?.generation);
@@ -187,44 +186,14 @@ void describe('IntentBus', () => {
     assert.equal('note' in (intents[0] ?? {}), false);
   });
 
-  void it('a frozen Depth price list is shared by the intents carrying it; any other is copied', async () => {
-    const frozen = Object.freeze(['49990', '49980.5']);
-    const loose = ['49990', '49980.5'];
+  void it('keeps its own copy of a Depth price list, checked as published', async () => {
+    const list = ['49990', '49980.5'];
     const { published } = await bus.publish([
-      intent({ slot: 'bid:0', depthSeen: { asOfMs: 1, prices: frozen } }),
-      intent({ slot: 'bid:1', depthSeen: { asOfMs: 1, prices: frozen } }),
-      intent({ slot: 'bid:2', depthSeen: { asOfMs: 1, prices: loose } }),
+      intent({ slot: 'bid:0', depthSeen: { asOfMs: 1, prices: list } }),
     ]);
-    assert.equal(published[0]?.depthSeen?.prices, frozen);
-    assert.equal(published[1]?.depthSeen?.prices, frozen);
-    assert.notEqual(published[2]?.depthSeen?.prices, loose);
-    loose[0] = 'changed after the check';
-    assert.deepEqual(published[2]?.depthSeen?.prices, ['49990', '49980.5']);
-    // A frozen list that failed its check is refused every time, not remembered as checked.
-    const bad = Object.freeze(['49990', 'x']);
-    for (let i = 0; i < 2; i++) {
-      await assert.rejects(
-        bus.publish([intent({ slot: 'bid:3', depthSeen: { asOfMs: 1, prices: bad } })]),
-        { field: 'intents[0].depthSeen.prices', message: /\[1\] must be a decimal string/ },
-      );
-    }
-  });
-
-  void it('take returns intents past their deadline apart, as expired', async () => {
-    await bus.publish([
-      intent({ slot: 'bid:0', deadlineMs: 1_000 }),
-      intent({ slot: 'bid:1', deadlineMs: 1_500 }),
-      intent({ slot: 'ask:0', deadlineMs: 2_000 }),
-    ]);
-    const { intents, expired } = await bus.take(PAIR, 1_500);
-    assert.deepEqual(
-      intents.map((i) => i.slot),
-      ['ask:0'],
-    );
-    assert.deepEqual(
-      expired.map((i) => i.slot),
-      ['bid:0', 'bid:1'],
-    );
+    list[0] = 'changed after the publish';
+    assert.deepEqual(published[0]?.depthSeen?.prices, ['49990', '49980.5']);
+    assert.deepEqual((await bus.pending(PAIR))[0]?.depthSeen?.prices, ['49990', '49980.5']);
   });
 
   void it('two publishers racing on one slot get distinct generations; the highest wins', async () => {
@@ -248,7 +217,7 @@ void describe('IntentBus', () => {
     );
 
     const latest = published.find((i) => i.generation === rounds * 2);
-    const { intents } = await bus.take(PAIR, Date.now());
+    const intents = await bus.pending(PAIR);
     assert.equal(intents.length, 1);
     assert.equal(intents[0]?.generation, rounds * 2);
     assert.equal(intents[0]?.desired?.price, latest?.desired?.price);
@@ -311,6 +280,7 @@ void describe('IntentBus', () => {
     await bus.publish([intent({ slot: 'bid:1', desired: bid('49970') })]);
     assert.deepEqual(await bus.restore(PAIR, taken), ['bid:0']);
     assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49990#1', 'bid:1@49970#2']);
+    assert.equal((await counts()).waiting, 1, 'a job drains what was put back');
     // Taken and superseded by a newer generation that was taken too: not revived either.
     const again = await bus.takeSlots(PAIR, [{ slot: 'bid:1', generation: 2 }]);
     assert.deepEqual(await bus.restore(PAIR, taken.slice(1)), []);
@@ -318,92 +288,10 @@ void describe('IntentBus', () => {
     assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49990#1', 'bid:1@49970#2']);
   });
 
-  void it('a listener for the pair is woken by publish and restore, and replaces the queue job', async () => {
-    const woken: string[] = [];
-    const off = bus.onPublished(PAIR, (pair, intents) =>
-      woken.push(`${pair} ${prices(intents).join(',')}`),
-    );
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
-    assert.deepEqual(woken, [`${PAIR} bid:0@49990#1`]);
-    assert.equal((await counts()).waiting, 0, 'no job while the pair has a listener');
-    const taken = await bus.takeSlots(PAIR, [{ slot: 'bid:0', generation: 1 }]);
-    await bus.restore(PAIR, taken);
-    assert.equal(woken.length, 2);
-    assert.equal(woken[1], `${PAIR} bid:0@49990#1`, 'told what was put back');
-    off();
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
-    assert.equal(woken.length, 2);
-    assert.equal((await counts()).waiting, 1, 'a job again once nobody listens');
-  });
-
-  void it('a listener hears a publish to a slot it knows as it is sent, with its generation', async () => {
-    const heard: { intents: string[]; register: string[] }[] = [];
-    const seen: Promise<void>[] = [];
-    bus.onPublished(PAIR, (_, intents) => {
-      const entry = { intents: prices(intents), register: [] as string[] };
-      heard.push(entry);
-      // Issued from the listener, on the bus's connection: runs after the write it was told of.
-      seen.push(
-        bus.pending(PAIR).then((p) => {
-          entry.register = prices(p);
-        }),
-      );
-    });
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
-    const second = bus.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
-    assert.equal(heard.length, 2, 'told before the publish was answered');
-    await second;
-    await Promise.all(seen);
-    assert.deepEqual(heard[1], { intents: ['bid:0@49991#2'], register: ['bid:0@49991#2'] });
-
-    // Another publisher moved the slot on: the expected generation is off, and the true one follows.
-    const other = new IntentBus({ connection: REDIS_URL, prefix });
-    closers.push(() => other.close());
-    await other.publish([intent({ slot: 'bid:0', desired: bid('49992') })]);
-    await bus.publish([intent({ slot: 'bid:0', desired: bid('49993') })]);
-    assert.deepEqual(
-      heard.slice(2).map((h) => h.intents),
-      [['bid:0@49993#3'], ['bid:0@49993#4']],
-    );
-    assert.deepEqual(prices(await bus.pending(PAIR)), ['bid:0@49993#4']);
-  });
-
-  void it('a new listener reads the generations of the pair: even the first publish to a slot is told as sent', async () => {
-    // Written before this bus had a listener, by another publisher: bid:0 is at generation 2.
-    const other = new IntentBus({ connection: REDIS_URL, prefix });
-    closers.push(() => other.close());
-    await other.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
-    await other.publish([intent({ slot: 'bid:0', desired: bid('49991') })]);
-
-    const heard: string[][] = [];
-    bus.onPublished(PAIR, (_, intents) => heard.push(prices(intents)));
-    await bus.primed(PAIR);
-    const first = bus.publish([
-      intent({ slot: 'bid:0', desired: bid('49992') }),
-      intent({ slot: 'ask:0', desired: ask('50010') }),
-    ]);
-    assert.deepEqual(heard, [['bid:0@49992#3', 'ask:0@50010#1']], 'told before the reply');
-    await first;
-    assert.equal(heard.length, 1, 'the generations it was told were the true ones');
-    assert.deepEqual(prices(await bus.pending(PAIR)).sort(), ['ask:0@50010#1', 'bid:0@49992#3']);
-  });
-
-  void it('a listener on a bus that could not read the generations is told after the reply', async () => {
-    await admin.set(`${prefix}:generations`, 'not a hash');
-    const heard: string[][] = [];
-    bus.onPublished(PAIR, (_, intents) => heard.push(prices(intents)));
-    await bus.primed(PAIR);
-    await admin.del(`${prefix}:generations`);
-    const first = bus.publish([intent({ slot: 'bid:0', desired: bid('49990') })]);
-    assert.deepEqual(heard, [], 'not told before the reply: nothing known to expect');
-    await first;
-    assert.deepEqual(heard, [['bid:0@49990#1']]);
-  });
-
-  void it('a corrupt register entry fails take with BUS_CORRUPT naming key and field', async () => {
+  void it('a corrupt register entry fails pending with BUS_CORRUPT naming key and field', async () => {
     const key = bus.registerKey(PAIR);
     await admin.hset(key, 'bid:0', '{not json');
-    await assert.rejects(bus.take(PAIR, Date.now()), (err: unknown) => {
+    await assert.rejects(bus.pending(PAIR), (err: unknown) => {
       assert.ok(err instanceof BusError);
       assert.equal(err.code, 'BUS_CORRUPT');
       assert.equal(err.field, 'bid:0');
@@ -424,11 +312,8 @@ void describe('IntentBus', () => {
       message: `Redis key ${key} field bid:0: desired.price must be a decimal string, got 5`,
     });
     await admin.hset(key, 'ask:3', JSON.stringify(good));
-    await admin.hdel(key, 'bid:0');
-    await assert.rejects(
-      bus.take(PAIR, Date.now()),
-      /field ask:3: holds the intent of XXBTZUSD bid:0/,
-    );
+    await assert.rejects(bus.pending(PAIR), /field ask:3: holds the intent of XXBTZUSD bid:0/);
+    assert.deepEqual(await bus.pending(PAIR), []);
   });
 
   void it('refuses invalid input before writing anything, naming the field', async () => {

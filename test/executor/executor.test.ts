@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Registry } from 'prom-client';
 import { decodeUserref } from '../../src/core/index.js';
 import type { Executor } from '../../src/executor/index.js';
-import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+import { startExecHarness, until, type ExecHarness } from './harness.js';
 
 const BTC = 'XXBTZUSD';
 
@@ -41,7 +41,7 @@ void describe('Executor against the simulator', () => {
   });
 
   void it('places an intent as a post-only limit order carrying the slot userref, tracked open', async () => {
-    await h.publish([intentFor(BTC, 'bid:0', { side: 'buy', price: '49000', volume: '0.01' })]);
+    await h.publish([h.intent(BTC, 'bid:0', { side: 'buy', price: '49000', volume: '0.01' })]);
     const [order] = await until('the order on the book', async () => {
       const o = await h.simOrders();
       return o.length === 1 ? o : undefined;
@@ -55,7 +55,7 @@ void describe('Executor against the simulator', () => {
       return l.length === 1 && l[0]?.state === 'open' ? l : undefined;
     });
     assert.equal(live[0]?.txid, order?.txid);
-    assert.equal((await executor.ratecount.level(BTC, Date.now())) > 0, true);
+    assert.equal((await executor.ratecount.level(BTC, h.clock.now())).level > 0, true);
     assert.equal(
       await metric(registry, 'makerd_order_actions_total', {
         pair: 'XBTUSD',
@@ -68,7 +68,7 @@ void describe('Executor against the simulator', () => {
 
   void it('moves the quote with EditOrder: new txid at the new price, the old one replaced', async () => {
     const before = (await h.simOrders())[0];
-    await h.publish([intentFor(BTC, 'bid:0', { side: 'buy', price: '49010', volume: '0.01' })]);
+    await h.publish([h.intent(BTC, 'bid:0', { side: 'buy', price: '49010', volume: '0.01' })]);
     const moved = await until('the edited order', async () => {
       const o = await h.simOrders();
       return o.length === 1 && o[0]?.price === '49010.0' ? o[0] : undefined;
@@ -89,7 +89,7 @@ void describe('Executor against the simulator', () => {
   });
 
   void it('cancels: the book is empty and the record is in history as canceled', async () => {
-    await h.publish([intentFor(BTC, 'bid:0', undefined)]);
+    await h.publish([h.intent(BTC, 'bid:0', undefined)]);
     await until('no order on the book', async () =>
       (await h.simOrders()).length === 0 ? true : undefined,
     );
@@ -100,12 +100,17 @@ void describe('Executor against the simulator', () => {
   });
 
   void it('drops an intent the exchange refuses for funds, counts the reason and sends it once', async () => {
-    await h.publish([intentFor(BTC, 'ask:0', { side: 'sell', price: '60000', volume: '5000' })]);
-    await untilMetric(registry, 'the refusal counted', 'makerd_order_rejections_total', {
-      pair: 'XBTUSD',
-      error: 'EOrder:Insufficient funds',
-    });
-    await new Promise((r) => setTimeout(r, 300));
+    const step = await h.publishAndStep([
+      h.intent(BTC, 'ask:0', { side: 'sell', price: '60000', volume: '5000' }),
+    ]);
+    assert.deepEqual([step.sent, step.deferred, step.dropped], [1, 0, 0]);
+    assert.equal(
+      await metric(registry, 'makerd_order_rejections_total', {
+        pair: 'XBTUSD',
+        error: 'EOrder:Insufficient funds',
+      }),
+      1,
+    );
     assert.equal((await h.simRejections())['EOrder:Insufficient funds'], 1, 'no retry');
     assert.equal((await executor.tracker.history(BTC))[0]?.state, 'rejected');
     assert.deepEqual(await h.bus.pending(BTC), []);
@@ -122,7 +127,7 @@ void describe('Executor against the simulator', () => {
       price: '50500',
       volume: '0.01',
     });
-    await h.publish([intentFor(BTC, 'bid:1', { side: 'buy', price: '50500', volume: '0.01' })]);
+    await h.publish([h.intent(BTC, 'bid:1', { side: 'buy', price: '50500', volume: '0.01' })]);
     await untilMetric(registry, 'the post-only refusal counted', 'makerd_order_rejections_total', {
       pair: 'XBTUSD',
       error: 'EOrder:Post only order',
@@ -130,7 +135,7 @@ void describe('Executor against the simulator', () => {
     const { body } = await h.sim.admin('GET', '/_sim/state');
     const exchange = (body as { ratecount: Record<string, Record<string, { level: number }>> })
       .ratecount[h.key.apiKey]?.[BTC]?.level;
-    const model = await executor.ratecount.level(BTC, Date.now());
+    const model = (await executor.ratecount.level(BTC, h.clock.now())).level;
     assert.ok(exchange !== undefined && exchange > 0, `the exchange charged: ${exchange}`);
     assert.ok(
       model >= exchange - 0.2,
@@ -142,7 +147,7 @@ void describe('Executor against the simulator', () => {
   void it('records fills with exact price, volume and fee, and the position, also after a cancel', async () => {
     const taker = h.sim.addAccount();
     const takerClient = h.sim.client({ key: taker });
-    await h.publish([intentFor(BTC, 'ask:1', { side: 'sell', price: '50100', volume: '0.02' })]);
+    await h.publish([h.intent(BTC, 'ask:1', { side: 'sell', price: '50100', volume: '0.02' })]);
     await until('the ask on the book', async () =>
       (await h.simOrders()).some((o) => o.price === '50100.0') ? true : undefined,
     );
@@ -152,8 +157,12 @@ void describe('Executor against the simulator', () => {
       ordertype: 'market',
       volume: '0.005',
     });
-    await executor.pair(BTC)?.reconcile();
-    const [first] = await executor.tracker.fills(BTC);
+    // The periodic full sync reads OpenOrders: it is when fills reach the tracker.
+    await h.advance(60_000);
+    const [first] = await until('the fill recorded', async () => {
+      const f = await executor.tracker.fills(BTC);
+      return f.length === 1 ? f : undefined;
+    });
     assert.equal(first?.side, 'sell');
     assert.equal(first?.volume, '0.005');
     assert.equal(first?.price, '50100');
@@ -167,13 +176,16 @@ void describe('Executor against the simulator', () => {
       ordertype: 'market',
       volume: '0.003',
     });
-    await h.publish([intentFor(BTC, 'ask:1', undefined)]);
+    await h.publish([h.intent(BTC, 'ask:1', undefined)]);
     await until('cancelled', async () => ((await h.simOrders()).length === 0 ? true : undefined));
     await until('tracker empty', async () =>
       (await executor.tracker.live(BTC)).length === 0 ? true : undefined,
     );
-    await executor.pair(BTC)?.reconcile();
-    const fills = await executor.tracker.fills(BTC);
+    await h.advance(60_000);
+    const fills = await until('the second fill recorded', async () => {
+      const f = await executor.tracker.fills(BTC);
+      return f.length === 2 ? f : undefined;
+    });
     assert.deepEqual(
       fills.map((f) => f.volume),
       ['0.003', '0.005'],

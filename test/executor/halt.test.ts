@@ -1,49 +1,50 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { BEAT_EVERY_MS } from '../../src/bus/index.js';
 import { cancelPenalty } from '../../src/exchange/index.js';
-import type { Executor } from '../../src/executor/index.js';
-import { intentFor, startExecHarness, until, type ExecHarness } from './harness.js';
+import { executorSuite, until } from './harness.js';
 
 const BTC = 'XXBTZUSD';
 const bid = (price: string) => ({ side: 'buy' as const, price, volume: '0.01' });
 
 void describe('Executor: halt and resume', () => {
-  let h: ExecHarness;
-  let executor: Executor;
-  before(async () => {
-    h = await startExecHarness();
-    ({ executor } = await h.executor());
-  });
-  after(() => h.close());
+  // The executor follows the halt flag on its lease loop, every lease_retry_ms.
+  const suite = executorSuite({ lease_retry_ms: 1_000 });
 
   void it('counts the CancelAll penalty of its orders, records them cancelled, sends nothing until resumed', async () => {
-    await h.publish([intentFor(BTC, 'bid:0', bid('49000'))]);
+    const { h, executor } = suite;
+    await h.publish([h.intent(BTC, 'bid:0', bid('49000'))]);
     await until('the bid tracked open', async () =>
       (await executor.tracker.live(BTC))[0]?.state === 'open' ? true : undefined,
     );
-    const before = await executor.ratecount.level(BTC, Date.now());
+    const haltedAt = h.clock.now();
+    const before = (await executor.ratecount.level(BTC, haltedAt)).level;
 
     // What the supervisor does on a halt: the flag, then CancelAll.
-    await h.flags.halt('test halt', 'operator:test', Date.now());
-    await h.sim.client({ key: h.key }).cancelAll();
-    const counted = await until('the penalty counted', async () => {
-      const level = await executor.ratecount.level(BTC, Date.now());
-      return level > before + 1 ? level : undefined;
-    });
-    // A young order's cancel penalty, less what decayed meanwhile (pro: 3.75 points/s).
-    assert.ok(counted >= before + cancelPenalty(0) - 3.75, `level ${before} → ${counted}`);
-    await until(
-      'the order recorded cancelled',
-      async () => ((await executor.tracker.live(BTC)).length === 0 ? true : undefined),
-      8_000,
+    await h.flags.halt('test halt', 'operator:test', haltedAt);
+    await h.keyClient().cancelAll();
+    await h.advance(1_000);
+    await until('the halt seen', () =>
+      suite.logs.some((l) => l.msg === 'halted: counting the CancelAll penalty of our orders'),
     );
+    const { level } = await executor.ratecount.level(BTC, h.clock.now());
+    // A one-second-old order's cancel penalty, less a second of decay (pro: 3.75 points/s).
+    assert.equal(level, Math.max(0, before - 3.75) + cancelPenalty(1_000));
 
-    await h.publish([intentFor(BTC, 'bid:0', bid('49001'))]);
-    await new Promise((r) => setTimeout(r, 800));
+    // The full sync soon after records the cancellation.
+    await h.advance(2_500);
+    await until('the order recorded cancelled', async () =>
+      (await executor.tracker.live(BTC)).length === 0 ? true : undefined,
+    );
+    assert.equal((await executor.tracker.history(BTC))[0]?.state, 'canceled');
+
+    const step = await h.publishAndStep([h.intent(BTC, 'bid:0', bid('49001'))]);
+    assert.deepEqual([step.sent, step.deferred, step.dropped], [0, 0, 1]);
     assert.deepEqual(await h.simOrders(), [], 'nothing placed while halted');
 
     await h.flags.resume();
-    await h.publish([intentFor(BTC, 'bid:0', bid('49002'))]);
+    await h.advance(1_000);
+    await h.publish([h.intent(BTC, 'bid:0', bid('49002'))]);
     await until('the bid placed after the resume', async () => {
       const o = await h.simOrders();
       return o.length === 1 && o[0]?.price === '49002.0' ? true : undefined;
@@ -52,33 +53,35 @@ void describe('Executor: halt and resume', () => {
 });
 
 void describe('Executor: liveness', () => {
-  let h: ExecHarness;
-  let executor: Executor;
-  before(async () => {
-    h = await startExecHarness();
-    ({ executor } = await h.executor({ hung_after_ms: 1_000 }));
-  });
-  after(() => h.close());
+  const suite = executorSuite({ hung_after_ms: 1_000, reconcile_interval_ms: 5_000 });
 
   void it('stops beating while a step hangs and beats again once it ends', async () => {
-    const beforeHang = await until('a first beat', () => h.flags.alive('executor'));
-    // OpenOrders answers after 8 s: the reconciliation waiting for it is "hung" after 1 s.
-    await h.sim.admin('POST', '/_sim/faults', { paths: ['OpenOrders'], latency_ms: 8_000 });
-    const hungAt = Date.now();
-    const sync = executor.pair(BTC)?.reconcile();
-    await new Promise((r) => setTimeout(r, 6_500));
-    const last = await h.flags.alive('executor');
-    assert.ok(
-      last !== undefined && last < hungAt + 1_000,
-      `last beat ${last! - hungAt} ms after the hang began`,
+    const { h, logs } = suite;
+    // OpenOrders answers a minute late: the full sync due in 5 s waits for it.
+    await h.sim.admin('POST', '/_sim/faults', { paths: ['OpenOrders'], latency_ms: 60_000 });
+    await h.advance(5_000);
+    await until('the sync waiting', () => (h.sim.ctx.faults.counts.delayed > 0 ? true : undefined));
+    const beatBefore = await h.flags.alive('executor');
+    await h.advance(5_000);
+    const hung = await until('the hang noticed', () =>
+      logs.find((l) => l.msg === 'executor step hung: liveness beats stop'),
     );
-    assert.ok(last >= beforeHang);
+    // Both pairs' syncs wait for the key's one OpenOrders call.
+    assert.deepEqual(hung.fields.stuck, [
+      { pair: BTC, busyMs: 5_000 },
+      { pair: 'XETHZUSD', busyMs: 5_000 },
+    ]);
+    assert.equal(await h.flags.alive('executor'), beatBefore, 'no beat while hung');
+
     await h.sim.admin('POST', '/_sim/faults', {});
-    await sync;
-    await until(
-      'a beat after the step ended',
-      async () => (((await h.flags.alive('executor')) ?? 0) > hungAt + 6_500 ? true : undefined),
-      8_000,
+    await h.advance(55_000);
+    await until('both steps ended', () =>
+      h.pairs.every((p) => suite.executor.pair(p.id)?.busyForMs(h.clock.now()) === 0),
     );
+    await h.advance(BEAT_EVERY_MS);
+    await until('beats again', () =>
+      logs.some((l) => l.msg === 'executor steps move again: liveness beats resume'),
+    );
+    assert.equal(await h.flags.alive('executor'), h.clock.now());
   });
 });

@@ -1,26 +1,44 @@
 /**
- * An executor against the simulator and real Redis, on real time (leases, BullMQ and deadlines
- * all run on it): a fresh prefix and ratecount namespace per harness, a funded key with a nonce
- * window (syncs of two pairs may overtake each other's nonces), and helpers to publish intents
- * and read what the simulator holds.
+ * An executor against the simulator and real Redis, with the executor, its client and the
+ * simulator on one ManualClock: deadlines, ratecount decay, budget waits, unknown outcomes and
+ * periodic syncs move only when a test advances it. BullMQ and Redis run in real time, so tests
+ * wait for a positive signal (an order on the book, a step's result, a counter), never a sleep.
+ * A fresh prefix and ratecount namespace per harness, and a funded key with a nonce window.
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
-import { decodeUserref, parseWithSchema, slotKey, type PairInfo } from '../../src/core/index.js';
-import type { RestLimiter, Tier } from '../../src/exchange/index.js';
+import {
+  ManualClock,
+  systemClock,
+  type Clock,
+  decodeUserref,
+  parseWithSchema,
+  slotKey,
+  type PairInfo,
+} from '../../src/core/index.js';
+import {
+  InProcessNonceSource,
+  type RestLimiter,
+  type SpotClient,
+  type SpotClientOptions,
+  type Tier,
+} from '../../src/exchange/index.js';
 import {
   Executor,
   ExecutorConfig,
   ExecutorMetrics,
+  type DrainResult,
   type WireSample,
 } from '../../src/executor/index.js';
 import type { OrderTracker } from '../../src/executor/tracker/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
+import { until } from '../support/until.js';
+import { logCollector, type LogEntry } from '../safety/log-collector.js';
 
 export interface SimOrder {
   readonly txid: string;
@@ -33,6 +51,14 @@ export interface SimOrder {
   readonly key: string;
 }
 
+export interface ExecutorUnderTest {
+  readonly executor: Executor;
+  readonly registry: Registry;
+  readonly wires: WireSample[];
+  /** Every line the executor logged. */
+  readonly logs: LogEntry[];
+}
+
 export interface ExecHarness {
   readonly sim: TestSim;
   readonly key: KeyPair;
@@ -42,14 +68,44 @@ export interface ExecHarness {
   readonly flags: ControlFlags;
   readonly pairs: PairInfo[];
   readonly ratecountKey: string;
+  /** The executor's, its client's and the simulator's clock (a ManualClock unless realTime). */
+  readonly clock: Clock;
+  /**
+   * A client of the executor's key. The clock stands still, so every client of the key takes its
+   * nonces from one source: two would hand out the same ones.
+   */
+  keyClient(options?: Partial<SpotClientOptions>): SpotClient;
   executor(
     overrides?: Partial<ExecutorConfig>,
-    owner?: string,
-    restLimiter?: RestLimiter,
-    /** A connection of its own for the executor (default: the bus's). */
-    connection?: Redis,
-  ): Promise<{ executor: Executor; registry: Registry; wires: WireSample[] }>;
-  publish(intents: UnpublishedIntent[]): Promise<void>;
+    options?: {
+      owner?: string;
+      restLimiter?: RestLimiter;
+      /** A connection of its own for the executor (default: the bus's). */
+      connection?: Redis;
+      client?: Partial<SpotClientOptions>;
+    },
+  ): Promise<ExecutorUnderTest>;
+  /** A place, amend or cancel intent of instance 1, stamped on the harness's clock. */
+  intent(
+    pair: string,
+    slot: string,
+    desired:
+      { side: 'buy' | 'sell'; price: string; volume: string; postOnly?: boolean } | undefined,
+    overrides?: Partial<UnpublishedIntent>,
+  ): UnpublishedIntent;
+  /** Publishes, and returns the intents' register keys (`slot#generation`). */
+  publish(intents: UnpublishedIntent[]): Promise<string[]>;
+  /** Results of the pair's finished steps (its completed jobs), oldest first. */
+  steps(pair: string): Promise<DrainResult[]>;
+  /**
+   * Publishes and waits for the first finished step that read the intents (the first of them);
+   * returns its result.
+   */
+  publishAndStep(intents: UnpublishedIntent[]): Promise<DrainResult>;
+  /** Waits for the first finished step after `after` that read intent `key` of `pair`. */
+  stepReading(pair: string, key: string, after?: number): Promise<DrainResult>;
+  /** Moves the clock and runs the simulator's time-driven work that fell due. */
+  advance(ms: number): Promise<void>;
   /** The key's open orders on the simulator. */
   simOrders(): Promise<SimOrder[]>;
   simRejections(): Promise<Record<string, number>>;
@@ -57,18 +113,47 @@ export interface ExecHarness {
 }
 
 export async function startExecHarness(
-  options: { tier?: Tier; simConfig?: Record<string, unknown> } = {},
+  options: {
+    tier?: Tier;
+    simConfig?: Record<string, unknown>;
+    /** The system clock, for executors in processes of their own (advance() then refuses). */
+    realTime?: boolean;
+  } = {},
 ): Promise<ExecHarness> {
-  const sim = await startTestSim({ config: options.simConfig ?? {} });
+  const manual = options.realTime === true ? undefined : new ManualClock(Math.floor(Date.now()));
+  const clock: Clock = manual ?? systemClock;
+  const sim = await startTestSim({ config: options.simConfig ?? {}, clock });
   const key = sim.addAccount({ tier: options.tier ?? 'pro', nonceWindow: 10_000 });
   const prefix = freshPrefix();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const bus = new IntentBus({ connection: redis, prefix });
+  const bus = new IntentBus({ connection: redis, prefix, clock });
   const flags = new ControlFlags({ connection: redis, prefix });
   await flags.read();
-  const lookup = sim.client({ key });
-  const pairs = await loadPairs(lookup, ['XBTUSD', 'ETHUSD']);
+  const pairs = await loadPairs(sim.client({ key }), ['XBTUSD', 'ETHUSD']);
   const executors: Executor[] = [];
+  const nonceSource = new InProcessNonceSource({ clock });
+  const keyClient = (more: Partial<SpotClientOptions> = {}): SpotClient =>
+    sim.client({
+      key,
+      tier: options.tier ?? 'pro',
+      retry: { retries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+      nonceWindow: 10_000,
+      nonceSource,
+      ...more,
+    });
+  const publish = async (intents: UnpublishedIntent[]): Promise<string[]> =>
+    (await bus.publish(intents)).published.map((i) => `${i.slot}#${i.generation}`);
+  const stepReading = async (pair: string, key: string, after = 0): Promise<DrainResult> =>
+    until(`a step of ${pair} reading ${key}`, async () =>
+      (await steps(pair)).slice(after).find((r) => r.read.includes(key)),
+    );
+  const steps = async (pair: string): Promise<DrainResult[]> => {
+    const jobs = await bus.queueFor(pair).getCompleted(0, 1000);
+    return jobs
+      .sort((a, b) => (a.finishedOn ?? 0) - (b.finishedOn ?? 0))
+      .map((j) => j.returnvalue as DrainResult)
+      .filter((r) => r !== undefined && r !== null);
+  };
   return {
     sim,
     key,
@@ -77,21 +162,29 @@ export async function startExecHarness(
     bus,
     flags,
     pairs,
+    clock,
+    keyClient,
     ratecountKey: `${prefix}:ratecount`,
-    async executor(overrides = {}, owner, restLimiter, connection = redis) {
+    async executor(overrides = {}, o = {}) {
       const config = parseWithSchema(
         ExecutorConfig,
-        { reconcile_interval_ms: 60_000, lease_ttl_ms: 3_000, lease_retry_ms: 200, ...overrides },
+        // Leases live in Redis in real time; the manual clock renews them only when advanced.
+        {
+          reconcile_interval_ms: 60_000,
+          lease_ttl_ms: 120_000,
+          lease_retry_ms: 60_000,
+          ...overrides,
+        },
         'executor',
       );
-      const client = sim.client({
-        key,
-        tier: options.tier ?? 'pro',
-        retry: { retries: 1, baseDelayMs: 5, maxDelayMs: 20 },
-        ...(restLimiter === undefined ? {} : { restLimiter }),
+      const client = keyClient({
+        ...(o.restLimiter === undefined ? {} : { restLimiter: o.restLimiter }),
+        ...o.client,
       });
       const registry = new Registry();
       const wires: WireSample[] = [];
+      const logs: LogEntry[] = [];
+      const connection = o.connection ?? redis;
       const executor = new Executor({
         client,
         bus,
@@ -103,15 +196,29 @@ export async function startExecHarness(
         ratecountKey: `${prefix}:ratecount`,
         flags,
         metrics: new ExecutorMetrics(registry),
+        clock,
+        log: logCollector(logs),
         onWire: (sample) => wires.push(sample),
-        ...(owner === undefined ? {} : { owner }),
+        ...(o.owner === undefined ? {} : { owner: o.owner }),
       });
       executors.push(executor);
       await executor.start();
-      return { executor, registry, wires };
+      return { executor, registry, wires, logs };
     },
-    async publish(intents) {
-      await bus.publish(intents);
+    intent(pair, slot, desired, overrides = {}) {
+      return intentFor(pair, slot, desired, overrides, clock.now());
+    },
+    publish,
+    steps,
+    stepReading,
+    async publishAndStep(intents) {
+      const [key] = await publish(intents);
+      return stepReading(intents[0]?.pair as string, key as string);
+    },
+    async advance(ms) {
+      if (manual === undefined) throw new Error('advance(): this harness runs on the system clock');
+      await manual.advance(ms);
+      sim.tick();
     },
     async simOrders() {
       const { body } = await sim.admin('GET', '/_sim/state');
@@ -140,14 +247,14 @@ export async function startExecHarness(
   };
 }
 
-/** A place/amend/cancel intent for the harness' instance 1. */
+/** A place/amend/cancel intent for the harness' instance 1, created at `nowMs`. */
 export function intentFor(
   pair: string,
   slot: string,
   desired: { side: 'buy' | 'sell'; price: string; volume: string; postOnly?: boolean } | undefined,
   overrides: Partial<UnpublishedIntent> = {},
+  nowMs = Date.now(),
 ): UnpublishedIntent {
-  const now = Date.now();
   return {
     instance: 1,
     pair,
@@ -164,19 +271,19 @@ export function intentFor(
             price: '1',
             volume: '1',
             volumeExecuted: '0',
-            openedAtMs: now,
+            openedAtMs: nowMs,
           }
         : undefined,
     reason: 'test',
-    createdAtMs: now,
-    deadlineMs: now + 30_000,
+    createdAtMs: nowMs,
+    deadlineMs: nowMs + 30_000,
     snapshotSeq: 1,
-    snapshotAtMs: now,
+    snapshotAtMs: nowMs,
     ...overrides,
   };
 }
 
-export { until } from '../support/until.js';
+export { until };
 
 /**
  * The issue's invariants on the simulator's book: no order placed twice (userrefs encode
@@ -185,7 +292,7 @@ export { until } from '../support/until.js';
  * Returns the key's open and closed order counts.
  */
 export async function assertBookMatchesTracker(
-  h: ExecHarness,
+  h: Pick<ExecHarness, 'sim' | 'key' | 'pairs' | 'simRejections'>,
   tracker: OrderTracker,
 ): Promise<{ open: number; closed: number }> {
   const account = h.sim.ctx.accounts.get(h.key.apiKey);
@@ -231,20 +338,11 @@ export async function assertBookMatchesTracker(
 export function executorSuite(
   overrides: Partial<ExecutorConfig> = {},
   harness: { tier?: Tier } = {},
-): { h: ExecHarness; executor: Executor; registry: Registry; wires: WireSample[] } {
-  const suite = {} as {
-    h: ExecHarness;
-    executor: Executor;
-    registry: Registry;
-    wires: WireSample[];
-  };
+): { h: ExecHarness } & ExecutorUnderTest {
+  const suite = {} as { h: ExecHarness } & ExecutorUnderTest;
   before(async () => {
     suite.h = await startExecHarness(harness);
-    ({
-      executor: suite.executor,
-      registry: suite.registry,
-      wires: suite.wires,
-    } = await suite.h.executor(overrides));
+    Object.assign(suite, await suite.h.executor(overrides));
   });
   after(() => suite.h.close());
   return suite;

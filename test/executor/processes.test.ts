@@ -33,14 +33,20 @@ void describe('makerd executor processes', () => {
   });
 
   before(async () => {
-    h = await startExecHarness({ tier: 'pro' });
+    h = await startExecHarness({ tier: 'pro', realTime: true });
     const dir = mkdtempSync(join(tmpdir(), 'makerd-executor-'));
     config = join(dir, 'executor.yaml');
     writeFileSync(
       config,
       stringify({
         instance: 1,
-        exchange: { url: h.sim.url, tier: 'pro', credentials: { from: 'env' } },
+        // Executors in processes of their own sign with one key: the key's nonce window.
+        exchange: {
+          url: h.sim.url,
+          tier: 'pro',
+          nonce_window: 10_000,
+          credentials: { from: 'env' },
+        },
         redis: { prefix: h.prefix },
         pairs: [
           { pair: 'XBTUSD', strategy: { name: 'spread' } },

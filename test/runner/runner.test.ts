@@ -154,35 +154,11 @@ describe('Runner', () => {
     );
   });
 
-  it('observes a tick’s quote metrics once its publish has settled, failed or not', async () => {
-    const { runner, sink, registry } = setup(twoSided);
-    const computed = async (): Promise<number> => {
-      const metric = (await registry.getMetricsAsJSON()).find(
-        (m) => m.name === 'makerd_strategy_compute_seconds',
-      );
-      const values = (metric?.values ?? []) as { metricName?: string; value: number }[];
-      return values.find((v) => v.metricName?.endsWith('_count') === true)?.value ?? 0;
-    };
-    // The executor in this process sends the intents while the publish is under way; the
-    // metrics wait, off that path.
-    let release: () => void = () => undefined;
-    const publish = sink.publish.bind(sink);
-    sink.publish = async (intents) => {
-      const out = publish(intents);
-      await new Promise<void>((resolve) => (release = resolve));
-      return out;
-    };
-    const tick = runner.tick(PAIR.id);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(sink.published.length, 2);
-    assert.equal(await computed(), 0);
-    assert.equal(await counter(registry, 'makerd_quote_price', { side: 'buy' }), 0);
-    release();
-    await tick;
-    assert.equal(await computed(), 1);
+  it('observes a tick’s quote metrics, also when its publish fails', async () => {
+    const { runner, registry } = setup(twoSided);
+    await runner.tick(PAIR.id);
     assert.equal(await counter(registry, 'makerd_quote_price', { side: 'buy' }), 99.8);
 
-    // A publish that fails still leaves the tick's metrics observed.
     const moved = [
       { side: 'buy' as const, level: 0, price: dec('98.84'), volume: dec('0.01') },
       { side: 'sell' as const, level: 0, price: dec('101.16'), volume: dec('0.01') },
@@ -344,28 +320,17 @@ describe('Runner', () => {
     );
   });
 
-  it("rehearses a pair's first update: the strategy quotes, nothing is published or kept", async () => {
-    const { runner, feed, sink, strategy, registry } = setup(twoSided);
+  it("quotes on a pair's first update", async () => {
+    const { runner, feed, sink, strategy } = setup(twoSided);
     runner.start();
-    const ticks: number[] = [];
-    runner.onTick((r) => ticks.push(r.snapshotSeq));
     feed.current = snapshot();
     for (const u of feed.updates) u(PAIR.id);
     await flush();
-    assert.deepEqual(ticks, []);
-    assert.equal(sink.published.length, 0, 'nothing published on the rehearsal');
-    assert.deepEqual(strategy.state, { n: 0 }, 'the state quote() returned is not kept');
-    assert.equal(await counter(registry, 'makerd_runner_ticks_total', { outcome: 'quoted' }), 0);
-
-    for (const u of feed.updates) u(PAIR.id);
-    await flush();
-    assert.equal(ticks.length, 1);
     assert.deepEqual(
       sink.published.map((i) => `${i.slot} ${i.action} ${i.desired?.price}`),
       ['bid:0 place 99.8', 'ask:0 place 100.2'],
-      'the same quotes go out on the next update, not held back as unchanged',
     );
-    assert.deepEqual(strategy.state, { n: 1 }, 'one real quote() kept');
+    assert.deepEqual(strategy.state, { n: 1 });
     await runner.stop();
   });
 
@@ -382,7 +347,7 @@ describe('Runner', () => {
       ['Osell1-101'],
     ],
   ] as const) {
-    it(`does not rehearse on ${what}: its pulls go out on the first update`, async () => {
+    it(`pulls our orders on a first update that is ${what}`, async () => {
       const { runner, feed, sink } = setup(twoSided);
       runner.start();
       feed.current = snap;
@@ -402,12 +367,9 @@ describe('Runner', () => {
     runner.start();
     const ticks: number[] = [];
     runner.onTick((r) => ticks.push(r.snapshotSeq));
-    for (const u of feed.updates) u(PAIR.id);
-    await flush();
-    assert.equal(ticks.length, 0, 'the first update is a rehearsal');
     for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
     await flush();
-    assert.equal(ticks.length, 1, 'the next update ticks at once');
+    assert.equal(ticks.length, 1, 'the first update ticks at once');
     for (let i = 0; i < 5; i++) for (const u of feed.updates) u(PAIR.id);
     await flush();
     assert.equal(ticks.length, 1, 'the next tick waits for min_tick_interval_ms');

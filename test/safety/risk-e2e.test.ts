@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseWithSchema, systemClock } from '../../src/core/index.js';
-import type { Executor } from '../../src/executor/index.js';
 import { trackerRiskSource } from '../../src/cli/risk-source.js';
 import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
 import { intentFor, startExecHarness, until, type ExecHarness } from '../executor/harness.js';
@@ -12,13 +11,12 @@ const BTC = 'XXBTZUSD';
 
 void describe('Risk limits on the simulator', () => {
   let h: ExecHarness;
-  let executor: Executor;
   let supervisor: Supervisor;
   const registry = new Registry();
   const logs: LogEntry[] = [];
   before(async () => {
     h = await startExecHarness();
-    ({ executor } = await h.executor());
+    await h.executor();
     // Someone else's quotes around 50000, so the pair has a mid.
     const market = h.sim.client({ key: h.sim.addAccount() });
     for (const [type, price] of [
@@ -70,8 +68,8 @@ void describe('Risk limits on the simulator', () => {
     const taker = h.sim.client({ key: h.sim.addAccount() });
     await taker.addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
     const filledAt = Date.now();
-    // The executor learns the fill at its next reconciliation (every 30 s by default).
-    await executor.pair(BTC)?.reconcile();
+    // The executor learns the fill at its next full sync (every 60 s in the harness's config).
+    await h.advance(60_000);
     await until('halted', () => (h.flags.current().halted ? true : undefined));
     await until('our ask cancelled', async () =>
       (await h.simOrders()).length === 0 ? true : undefined,

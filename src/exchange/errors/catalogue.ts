@@ -245,6 +245,23 @@ export const EarnAboveStrategyLimitError = define(
   false,
 );
 
+/**
+ * Not in the spec's table, but what the venue (and the simulator) answers when an edit or a cancel
+ * names an order that is no longer on the book: the caller learns the order is gone.
+ */
+export const UnknownOrderError = define(
+  'UnknownOrderError',
+  'EOrder:Unknown order',
+  'ORDER_UNKNOWN',
+  false,
+);
+export const OrderNotOpenError = define(
+  'OrderNotOpenError',
+  'EOrder:Invalid order:Order is not open',
+  'ORDER_NOT_OPEN',
+  false,
+);
+
 /** `EService:Throttled: <UNIX timestamp>`: the request was not processed; retry after `retryAtMs`. */
 export class ThrottledError extends ExchangeError {
   static readonly prefix = 'EService:Throttled';
@@ -313,6 +330,8 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   EarnAboveMaxError,
   EarnAboveUserLimitError,
   EarnAboveStrategyLimitError,
+  UnknownOrderError,
+  OrderNotOpenError,
 ];
 
 // Longest prefix first, so `EGeneral:Invalid arguments:Index unavailable` beats its parent.

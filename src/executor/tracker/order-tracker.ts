@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { errorMessage, InvalidInputError, dec } from '../../core/index.js';
+import { InvalidInputError, dec } from '../../core/index.js';
 import { checkPrefix } from '../../bus/connection.js';
 import {
   ORDER_STATES,
@@ -24,7 +24,6 @@ import {
   userrefField,
 } from './codec.js';
 import { TrackerError, trackerError } from './errors.js';
-import { JOURNAL } from './journal-script.js';
 import { applyFill, deriveFill, emptyPosition } from './position.js';
 
 /**
@@ -344,68 +343,6 @@ export class OrderTracker {
         },
       };
     });
-  }
-
-  /**
-   * Whether journal() writes `orders` with one script, sent on the caller's connection at once
-   * (records of one pair, one per userref), rather than with put()'s read-then-write transaction,
-   * whose write leaves only after a round trip.
-   */
-  static journalsInOneScript(orders: readonly TrackedOrder[]): boolean {
-    const pair = orders[0]?.pair;
-    return (
-      orders.every((o) => o.pair === pair) &&
-      new Set(orders.map((o) => o.userref)).size === orders.length
-    );
-  }
-
-  /**
-   * put() in one round trip, for the write-ahead records of order-entry calls and the orders their
-   * drain retired as gone: records of one pair, one per userref. A script writes them when no
-   * stored record of the same order executed more (else, and for any other input, this is put(),
-   * which carries the stored execution over). Written on the caller's connection, not the
-   * transactions' one: a put() in flight that read the hash before is retried by its WATCH.
-   */
-  async journal(orders: readonly TrackedOrder[], fence?: Fence): Promise<void> {
-    const checked = orders.map((order, i) => checkOrder(order, `orders[${i}]`));
-    checkFence(fence);
-    const pair = checked[0]?.pair;
-    if (pair === undefined) return;
-    if (!OrderTracker.journalsInOneScript(checked)) return this.put(checked, fence);
-    const key = this.liveKey(pair);
-    let reply: unknown;
-    try {
-      reply = await this.#redis.eval(
-        JOURNAL,
-        6,
-        key,
-        this.pairsKey,
-        fence?.key ?? '',
-        this.historyKey(pair),
-        this.doneRefsKey(pair),
-        this.positionKey(pair),
-        pair,
-        fence?.token ?? '',
-        String(this.#historyLimit),
-        ...checked.flatMap((o) => [
-          userrefField(o.userref),
-          encodeOrder(o),
-          isTerminal(o) ? String(o.updatedAtMs) : '',
-        ]),
-      );
-    } catch (err) {
-      const message = errorMessage(err);
-      if (fence !== undefined && message.includes('MAKERD_TRACKER_FENCED')) {
-        throw new TrackerError(
-          'TRACKER_FENCED',
-          fence.key,
-          undefined,
-          `writing ${key}: fence ${fence.key} does not hold this writer's token; nothing was written`,
-        );
-      }
-      throw trackerError(err, key, `writing ${key}`);
-    }
-    if (Array.isArray(reply) && reply.length > 0) await this.put(checked, fence);
   }
 
   /**

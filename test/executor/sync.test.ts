@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Registry } from 'prom-client';
+import { encodeUserref } from '../../src/core/index.js';
+import { executorSuite, until } from './harness.js';
+import { quote } from './quotes.js';
+
+const BTC = 'XXBTZUSD';
+const DEADLINE_MS = 3_000;
+const GRACE_MS = 500;
+
+async function counter(registry: Registry, name: string, labels: Record<string, string>) {
+  const m = await registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+void describe('Executor: unknown outcomes', () => {
+  const suite = executorSuite({ deadline_ms: DEADLINE_MS, resolve_grace_ms: GRACE_MS });
+
+  void it('holds a slot whose answer was lost until a query after its deadline resolves it', async () => {
+    const { h, executor, registry } = suite;
+    // The simulator places the order, then drops the answer.
+    await h.sim.admin('POST', '/_sim/faults', { paths: ['AddOrder'], drop_response_rate: 1 });
+    const placed = await h.publishAndStep([h.intent(BTC, 'bid:0', quote('bid:0', 0))]);
+    await h.sim.admin('POST', '/_sim/faults', {});
+    assert.equal(placed.sent, 1);
+    const [record] = await executor.tracker.live(BTC);
+    assert.deepEqual([record?.state, record?.txid], ['unknown', null]);
+    assert.equal((await h.simOrders()).length, 1, 'on the book all the same');
+    assert.equal(
+      await counter(registry, 'makerd_order_actions_total', {
+        action: 'AddOrder',
+        outcome: 'unknown',
+      }),
+      1,
+    );
+
+    // A move of the slot waits while its order is in doubt: nothing touches it before the query.
+    const moved = await h.publishAndStep([h.intent(BTC, 'bid:0', quote('bid:0', 5))]);
+    assert.deepEqual([moved.sent, moved.dropped], [0, 0]);
+    assert.equal((await h.bus.pending(BTC)).length, 1, 'the move waits in the register');
+
+    await h.advance(DEADLINE_MS + GRACE_MS);
+    await until('the move on the book', async () => {
+      const o = await h.simOrders();
+      return o.length === 1 && o[0]?.price === '49005.0' ? true : undefined;
+    });
+    assert.equal(
+      await counter(registry, 'makerd_unknown_outcomes_total', { resolution: 'open' }),
+      1,
+    );
+    assert.deepEqual(await h.simRejections(), {});
+  });
+});
+
+void describe('Executor: the periodic full sync', () => {
+  const suite = executorSuite({ reconcile_interval_ms: 30_000 });
+
+  void it('adopts an open order of ours the tracker had no record of', async () => {
+    const { h, executor, logs } = suite;
+    // As a crash between the call and its record would leave it: ours by its userref.
+    const userref = encodeUserref(1, { side: 'buy', level: 3 }, 7);
+    const { result } = await h.keyClient().addOrder({
+      pair: 'XBTUSD',
+      type: 'buy',
+      ordertype: 'limit',
+      price: '48000',
+      volume: '0.01',
+      userref,
+    });
+    const txid = result.txid?.[0];
+    await h.advance(30_000);
+    const adopted = await until('the order adopted', async () =>
+      (await executor.tracker.live(BTC)).find((o) => o.txid === txid),
+    );
+    assert.deepEqual([adopted.slot, adopted.origin, adopted.state], ['bid:3', 'adopted', 'open']);
+    assert.ok(logs.some((l) => l.msg === 'adopted an open order of ours the tracker did not know'));
+  });
+});
