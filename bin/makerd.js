@@ -3,11 +3,6 @@
 // shadowed by a stale build; in an image or installed package run the compiled dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { V8_FLAGS } from './v8-flags.js';
-
-// Set before main is imported, so they hold for its whole module graph (bin/v8-flags.js says why).
-for (const flag of V8_FLAGS) setFlagsFromString(flag);
 
 const source = new URL('../src/cli/main.ts', import.meta.url);
 const built = new URL('../dist/src/cli/main.js', import.meta.url);
