@@ -17,6 +17,7 @@ COPY package.json package-lock.json ./
 # until the lockfile changes). esbuild needs no install script (package.json allowScripts).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY strategies ./strategies
 RUN npm run build
@@ -49,8 +50,9 @@ COPY --from=build /build/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY config ./config
-# No src/: bin/makerd.js then runs the compiled dist/src/cli/main.js instead of the sources under
-# tsx, and the built-in strategies are found beside it, compiled, in dist/strategies.
+# No src/: bin/makerd.js then runs the compiled dist/src/cli/main.js without comparing it with
+# sources, and the built-in strategies are found beside it, compiled, in dist/strategies. No tsx
+# or esbuild either: they are dev dependencies, which the deps stage leaves out.
 RUN mkdir -p /etc/makerd /run/makerd \
   && cp config/compose/makerd.paper.yaml /etc/makerd/makerd.yaml \
   && chown node:node /run/makerd

@@ -8,7 +8,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['bin/*.js', '*.js', '.dependency-cruiser.cjs'] },
+        projectService: {
+          allowDefaultProject: ['bin/*.js', 'scripts/*.js', '*.js', '.dependency-cruiser.cjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

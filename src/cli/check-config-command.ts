@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { BotSettings } from './bot-config.js';
 import { loadSettings } from './role-command.js';
@@ -8,18 +7,10 @@ import { loadSettings } from './role-command.js';
  * environment overrides), as YAML. Secrets never live in the file; for each variable that may
  * hold one it says only whether it is set, and where from, never a character of the value.
  */
-export function registerCheckConfigCommand(program: Command): void {
-  program
-    .command('check-config')
-    .description(
-      'print the effective configuration (defaults and environment applied), secrets masked',
-    )
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .action((opts: { config?: string }) => {
-      const { settings, file } = loadSettings(opts.config);
-      process.stdout.write(`# ${file}, defaults and environment applied\n`);
-      process.stdout.write(stringify({ ...settings, secrets: secretsOf(settings, process.env) }));
-    });
+export function checkConfig(opts: { config?: string }): void {
+  const { settings, file } = loadSettings(opts.config);
+  process.stdout.write(`# ${file}, defaults and environment applied\n`);
+  process.stdout.write(stringify({ ...settings, secrets: secretsOf(settings, process.env) }));
 }
 
 /** Each secret's variable: `set`, `set (file)` or `not set`. */

@@ -1,40 +1,108 @@
 import type { Command } from 'commander';
-import { SpotClient } from '../exchange/index.js';
-import { registerCheckConfigCommand } from './check-config-command.js';
-import { registerDemoCommand } from './demo-command.js';
-import { registerOperatorCommands } from './operator-commands.js';
-import { registerProcessCommand } from './process-command.js';
-import { registerSimCommand } from './sim-command.js';
+import type { DemoOptions } from './demo-command.js';
+import type { FlagCommandOptions } from './operator-commands.js';
+import type { RoleName } from './process-command.js';
+import type { RoleCommandOptions } from './role-command.js';
+import type { SimOptions } from './sim-command.js';
 
+/**
+ * Every command, with its description and options. Each action imports the module that runs it
+ * only when it runs, so `makerd --help` (or a command's own) loads commander and this file, not
+ * the whole daemon (simulator, BullMQ, ioredis, undici): hence only types are imported here.
+ */
 export function registerCommands(program: Command): void {
-  registerSimCommand(program);
-  registerProcessCommand(
+  program
+    .command('sim')
+    .description('run the exchange simulator (the paper-trading venue) until interrupted')
+    .option('--config <file>', 'simulator YAML (default: the package config/sim.yaml)')
+    .option('--host <address>', 'address to bind (default 127.0.0.1)')
+    .option('--port <n>', 'port; 0 picks a free one and prints it (default 7878)')
+    .option('--seed <n>', 'seed of the background market')
+    .option('--no-background', 'no synthetic participants (a still market)')
+    .action(async (opts: SimOptions) => (await import('./sim-command.js')).runSim(opts));
+
+  processCommand(
     program,
     'run',
     'run runner, executor and supervisor in one process (the default deployment)',
     ['runner', 'executor', 'supervisor'],
   );
-  registerProcessCommand(
+  processCommand(
     program,
     'runner',
     'run the strategy runner: poll market data, quote, publish order intents to Redis',
     ['runner'],
   );
-  registerProcessCommand(
+  processCommand(
     program,
     'executor',
     'run the order executor: take pairs (leases), turn queued intents into order-entry calls',
     ['executor'],
   );
-  registerProcessCommand(
+  processCommand(
     program,
     'supervisor',
     'run the safety supervisor alone: dead-man heartbeats, SystemStatus watch, halts (halts when stopped)',
     ['supervisor'],
   );
-  registerCheckConfigCommand(program);
-  registerDemoCommand(program);
-  registerOperatorCommands(program);
+
+  program
+    .command('check-config')
+    .description(
+      'print the effective configuration (defaults and environment applied), secrets masked',
+    )
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (opts: { config?: string }) =>
+      (await import('./check-config-command.js')).checkConfig(opts),
+    );
+
+  program
+    .command('demo')
+    .description(
+      'paper-trade against the built-in simulator: starts it, finds Redis (or starts redis-server), runs the bot with readable logs and a live status line',
+    )
+    .option('--config <file>', CONFIG_HELP)
+    .option('--seconds <n>', 'stop (cancelling every order) after this long; default: at Ctrl-C')
+    .option('--log-level <level>', LOG_LEVEL_HELP)
+    .option('--json', 'JSON log lines, as the daemon writes them, instead of readable ones')
+    .option(
+      '--status-every <seconds>',
+      'without a terminal, print the status line this often (0: never)',
+      '10',
+    )
+    .action(async (opts: DemoOptions) => (await import('./demo-command.js')).runDemo(opts));
+
+  program
+    .command('halt')
+    .description('halt quoting (every role obeys the flag) and cancel every order of the key')
+    .option('--config <file>', CONFIG_HELP)
+    .option('--reason <text>', 'why, shown in status, logs and metrics', 'operator halt')
+    .action(async (opts: FlagCommandOptions & { reason: string }) =>
+      (await import('./operator-commands.js')).runHalt(opts),
+    );
+
+  program
+    .command('resume')
+    .description('clear the halt flag: the runner quotes and the executor sends again')
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (opts: FlagCommandOptions) =>
+      (await import('./operator-commands.js')).runResume(opts),
+    );
+
+  program
+    .command('status')
+    .description(
+      'show the halt flag, roles, supervisor, and per pair orders, inventory, PnL, ratecount',
+    )
+    .option('--config <file>', CONFIG_HELP)
+    .option(
+      '--http <url>',
+      "ask a running process's HTTP endpoint instead (e.g. the demo's http://127.0.0.1:9464)",
+    )
+    .option('--json', 'one JSON object instead of lines for people')
+    .action(async (opts: FlagCommandOptions & { json?: boolean; http?: string }) =>
+      (await import('./operator-commands.js')).runStatus(opts),
+    );
 
   program
     .command('time')
@@ -44,27 +112,36 @@ export function registerCommands(program: Command): void {
       'API host, e.g. http://127.0.0.1:7878',
       process.env.MAKERD_BASE_URL,
     )
-    .action(async (opts: { baseUrl: string }) => {
-      const client = new SpotClient({ baseUrl: opts.baseUrl });
-      try {
-        const { result, traceId } = await client.time();
-        process.stdout.write(`${JSON.stringify({ ...result, traceId })}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+    .action(async (opts: { baseUrl: string }) =>
+      (await import('./exchange-info-command.js')).printExchangeInfo(opts.baseUrl, 'time'),
+    );
 
   program
     .command('system-status')
     .description("print the exchange's SystemStatus (public, no key needed)")
     .requiredOption('--base-url <url>', 'API host', process.env.MAKERD_BASE_URL)
-    .action(async (opts: { baseUrl: string }) => {
-      const client = new SpotClient({ baseUrl: opts.baseUrl });
-      try {
-        const { result, traceId } = await client.systemStatus();
-        process.stdout.write(`${JSON.stringify({ ...result, traceId })}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+    .action(async (opts: { baseUrl: string }) =>
+      (await import('./exchange-info-command.js')).printExchangeInfo(opts.baseUrl, 'systemStatus'),
+    );
+}
+
+const CONFIG_HELP = 'daemon YAML (default: the package config/paper.yaml)';
+const LOG_LEVEL_HELP = 'trace, debug, info, warn or error';
+
+/** `makerd run|runner|executor|supervisor`: the roles named, in this process. */
+function processCommand(
+  program: Command,
+  name: string,
+  description: string,
+  roles: readonly RoleName[],
+): void {
+  program
+    .command(name)
+    .description(description)
+    .option('--config <file>', CONFIG_HELP)
+    .option('--log-level <level>', LOG_LEVEL_HELP)
+    .option('--status-every <seconds>', 'log a status line this often (0: never)', '30')
+    .action(async (opts: RoleCommandOptions) =>
+      (await import('./process-command.js')).runProcessCommand(name, roles, opts),
+    );
 }

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import PinoPretty from 'pino-pretty';
 import { deleteKeysUnder } from '../bus/index.js';
@@ -9,10 +8,10 @@ import { LiveTerminal } from './live-terminal.js';
 import { runRoles, type RunningProcess } from './process-command.js';
 import { findRedis } from './redis-finder.js';
 import { roleContext, secondsOption, type RoleCommandContext } from './role-command.js';
-import { packageFile } from './sim-command.js';
+import { packageFile } from './package-file.js';
 import { readBaseStatus } from './status-report.js';
 
-interface DemoOptions {
+export interface DemoOptions {
   readonly config?: string;
   readonly seconds?: string;
   readonly logLevel?: string;
@@ -28,25 +27,7 @@ const DEMO_PREFIX = 'makerd-demo';
  * account, on a free port), finds Redis or starts one, and runs every role against them with
  * readable logs and a status line.
  */
-export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description(
-      'paper-trade against the built-in simulator: starts it, finds Redis (or starts redis-server), runs the bot with readable logs and a live status line',
-    )
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .option('--seconds <n>', 'stop (cancelling every order) after this long; default: at Ctrl-C')
-    .option('--log-level <level>', 'trace, debug, info, warn or error')
-    .option('--json', 'JSON log lines, as the daemon writes them, instead of readable ones')
-    .option(
-      '--status-every <seconds>',
-      'without a terminal, print the status line this often (0: never)',
-      '10',
-    )
-    .action((opts: DemoOptions) => runDemo(opts));
-}
-
-async function runDemo(opts: DemoOptions): Promise<void> {
+export async function runDemo(opts: DemoOptions): Promise<void> {
   const stopAfterMs =
     opts.seconds === undefined ? undefined : secondsOption('--seconds', opts.seconds);
   const statusEveryMs = secondsOption('--status-every', opts.statusEvery);

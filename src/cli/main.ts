@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { MakerdError } from '../core/index.js';
+// errors.js, not core/index.js: this runs for `--help` too, which must not load decimal.js & co.
+import { MakerdError } from '../core/errors.js';
 import { registerCommands } from './commands.js';
 
 /**

@@ -1,5 +1,4 @@
 import { hostname, userInfo } from 'node:os';
-import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { ControlFlags } from '../bus/index.js';
 import { MakerdError, errorMessage, systemClock } from '../core/index.js';
@@ -11,7 +10,7 @@ import { loadPairs } from '../market/index.js';
 import { loadSettings } from './role-command.js';
 import { formatStatus, readStatus, type StatusReport } from './status-report.js';
 
-interface FlagCommandOptions {
+export interface FlagCommandOptions {
   readonly config?: string;
 }
 
@@ -20,98 +19,76 @@ interface FlagCommandOptions {
  * every role obeys (a halt also cancels every order of the key itself, so it works while the
  * supervisor is down); `makerd status` reads what the roles left in Redis.
  */
-export function registerOperatorCommands(program: Command): void {
-  program
-    .command('halt')
-    .description('halt quoting (every role obeys the flag) and cancel every order of the key')
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .option('--reason <text>', 'why, shown in status, logs and metrics', 'operator halt')
-    .action(async (opts: FlagCommandOptions & { reason: string }) => {
-      const { settings, dir } = loadSettings(opts.config);
-      const by = `operator:${userInfo().username}@${hostname()}`;
-      await withFlags(settings, async (flags, redis) => {
-        const client = keyClient(
-          settings,
-          redis,
-          resolveCredentials(settings.exchange, process.env, dir),
-          systemClock,
-        );
-        try {
-          const outcome = await haltAndCancel(flags, client, opts.reason, by, systemClock);
-          if (typeof outcome.cancelled === 'string') process.exitCode = 1;
-          const state = flags.current();
-          print({
-            halted: true,
-            already: !outcome.set,
-            reason: state.reason,
-            by: state.by,
-            sinceMs: state.sinceMs,
-            cancelled: outcome.cancelled,
-          });
-        } finally {
-          await client.close();
-        }
+export async function runHalt(opts: FlagCommandOptions & { reason: string }): Promise<void> {
+  const { settings, dir } = loadSettings(opts.config);
+  const by = `operator:${userInfo().username}@${hostname()}`;
+  await withFlags(settings, async (flags, redis) => {
+    const client = keyClient(
+      settings,
+      redis,
+      resolveCredentials(settings.exchange, process.env, dir),
+      systemClock,
+    );
+    try {
+      const outcome = await haltAndCancel(flags, client, opts.reason, by, systemClock);
+      if (typeof outcome.cancelled === 'string') process.exitCode = 1;
+      const state = flags.current();
+      print({
+        halted: true,
+        already: !outcome.set,
+        reason: state.reason,
+        by: state.by,
+        sinceMs: state.sinceMs,
+        cancelled: outcome.cancelled,
       });
-    });
+    } finally {
+      await client.close();
+    }
+  });
+}
 
-  program
-    .command('resume')
-    .description('clear the halt flag: the runner quotes and the executor sends again')
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .action(async (opts: FlagCommandOptions) => {
-      const { settings } = loadSettings(opts.config);
-      await withFlags(settings, async (flags) => {
-        const before = await flags.read();
-        const cleared = await flags.resume();
-        print({ resumed: cleared, was: before.halted ? before.reason : 'not halted' });
-      });
-    });
+export async function runResume(opts: FlagCommandOptions): Promise<void> {
+  const { settings } = loadSettings(opts.config);
+  await withFlags(settings, async (flags) => {
+    const before = await flags.read();
+    const cleared = await flags.resume();
+    print({ resumed: cleared, was: before.halted ? before.reason : 'not halted' });
+  });
+}
 
-  program
-    .command('status')
-    .description(
-      'show the halt flag, roles, supervisor, and per pair orders, inventory, PnL, ratecount',
-    )
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .option(
-      '--http <url>',
-      "ask a running process's HTTP endpoint instead (e.g. the demo's http://127.0.0.1:9464)",
-    )
-    .option('--json', 'one JSON object instead of lines for people')
-    .action(async (opts: FlagCommandOptions & { json?: boolean; http?: string }) => {
-      if (opts.http !== undefined) {
-        const report = await statusOverHttp(opts.http, process.env);
-        process.stdout.write(
-          opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
-        );
-        return;
-      }
-      const { settings, dir } = loadSettings(opts.config);
-      const credentials = resolveCredentials(settings.exchange, process.env, dir);
-      await withFlags(settings, async (flags, redis) => {
-        const client = keyClient(settings, redis, credentials, systemClock);
-        try {
-          const pairs = await loadPairs(
-            client,
-            settings.pairs.map((p) => p.pair),
-          );
-          const report = await readStatus({
-            redis,
-            prefix: settings.redis.prefix,
-            flags,
-            pairs,
-            tier: client.tier,
-            apiKey: credentials.apiKey,
-            clock: systemClock,
-          });
-          process.stdout.write(
-            opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
-          );
-        } finally {
-          await client.close();
-        }
+export async function runStatus(
+  opts: FlagCommandOptions & { json?: boolean; http?: string },
+): Promise<void> {
+  if (opts.http !== undefined) {
+    const report = await statusOverHttp(opts.http, process.env);
+    process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
+    return;
+  }
+  const { settings, dir } = loadSettings(opts.config);
+  const credentials = resolveCredentials(settings.exchange, process.env, dir);
+  await withFlags(settings, async (flags, redis) => {
+    const client = keyClient(settings, redis, credentials, systemClock);
+    try {
+      const pairs = await loadPairs(
+        client,
+        settings.pairs.map((p) => p.pair),
+      );
+      const report = await readStatus({
+        redis,
+        prefix: settings.redis.prefix,
+        flags,
+        pairs,
+        tier: client.tier,
+        apiKey: credentials.apiKey,
+        clock: systemClock,
       });
-    });
+      process.stdout.write(
+        opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
+      );
+    } finally {
+      await client.close();
+    }
+  });
 }
 
 /**

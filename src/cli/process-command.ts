@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { errorMessage, systemClock, within } from '../core/index.js';
 import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { registerBaseMetrics } from './base-metrics.js';
@@ -9,7 +8,6 @@ import {
   builtInStrategies,
   roleContext,
   runUntilSignal,
-  withRoleOptions,
   type RoleCommandContext,
   type RoleCommandOptions,
 } from './role-command.js';
@@ -23,24 +21,19 @@ export type RoleName = 'runner' | 'executor' | 'supervisor';
 const ROLE_STOP_MS = 5_000;
 
 /**
- * Registers a command that runs some of the roles in this process: `makerd run` all three on one
- * base (one client, so one REST limiter and one nonce stream), `makerd runner|executor|supervisor`
- * one each for split deployments. Every process serves the HTTP endpoint.
+ * A command that runs some of the roles in this process: `makerd run` all three on one base (one
+ * client, so one REST limiter and one nonce stream), `makerd runner|executor|supervisor` one each
+ * for split deployments. Every process serves the HTTP endpoint.
  */
-export function registerProcessCommand(
-  program: Command,
+export function runProcessCommand(
   name: string,
-  description: string,
   roles: readonly RoleName[],
-): void {
-  withRoleOptions(program.command(name).description(description)).action(
-    (opts: RoleCommandOptions) => {
-      const label = name === 'run' ? 'makerd' : name;
-      return runRoles(label, roleContext(label, opts), roles, {
-        startedMsg: name === 'run' ? 'makerd running' : `${name} started`,
-      });
-    },
-  );
+  opts: RoleCommandOptions,
+): Promise<void> {
+  const label = name === 'run' ? 'makerd' : name;
+  return runRoles(label, roleContext(label, opts), roles, {
+    startedMsg: name === 'run' ? 'makerd running' : `${name} started`,
+  });
 }
 
 /** What a running process offers to whoever watches it (the demo's status line). */

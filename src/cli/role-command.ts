@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
 import { InvalidInputError } from '../core/index.js';
 import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from '../obs/index.js';
 import { loadBotConfig, type BotSettings } from './bot-config.js';
-import { packageFile } from './sim-command.js';
+import { packageFile } from './package-file.js';
 import { untilSignal } from './signals.js';
 
 /** The options every role command takes. */
@@ -23,13 +22,6 @@ export interface RoleCommandContext {
   readonly configDir: string;
   /** 0: no status lines. */
   readonly statusEveryMs: number;
-}
-
-export function withRoleOptions(command: Command): Command {
-  return command
-    .option('--config <file>', 'daemon YAML (default: the package config/paper.yaml)')
-    .option('--log-level <level>', 'trace, debug, info, warn or error')
-    .option('--status-every <seconds>', 'log a status line this often (0: never)', '30');
 }
 
 /** `--config`, or the package's config/paper.yaml: the settings and the folder they came from. */
