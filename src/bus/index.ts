@@ -12,3 +12,4 @@ export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';
+export { publishOrdersView, readOrdersView, type StoredOrdersView } from './orders-view.js';

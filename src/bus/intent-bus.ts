@@ -107,6 +107,11 @@ export class IntentBus {
     return this.#prefix;
   }
 
+  /** The bus's connection (the orders view beside the register uses it too). */
+  get redis(): Redis {
+    return this.#conn.redis;
+  }
+
   /** The BullMQ `prefix` option a Worker on this bus's queue must use. */
   get bullPrefix(): string {
     return `${this.#prefix}:bull`;

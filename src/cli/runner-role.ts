@@ -1,5 +1,7 @@
 import type { Registry } from 'prom-client';
-import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus } from '../bus/index.js';
+import { BEAT_EVERY_MS, BEAT_TTL_MS, publishOrdersView, type IntentBus } from '../bus/index.js';
+import { errorMessage } from '../core/index.js';
+import { OrderTracker } from '../executor/tracker/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
   MarketFeed,
@@ -16,6 +18,10 @@ import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js'
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { roleBaseFor, type RoleBaseParts } from './role-base.js';
+import { TrackerFills } from './tracker-fills.js';
+
+/** How often the runner looks for fills the executor recorded. */
+const FILL_CHECK_MS = 1_000;
 
 export interface RunnerRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
@@ -98,9 +104,26 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       haltSource: () => flags.current(),
       log: log.child({ component: 'market' }),
     });
+    // Each OpenOrders answer goes to the executor, whose tracker derives our fills from it; the
+    // strategies get their fills back from the tracker.
+    const pairIds = pairs.map((p) => p.id);
+    feed.onOrdersView((view) => {
+      publishOrdersView(bus, view, pairIds).catch((err: unknown) =>
+        log.warn({ err: errorMessage(err) }, 'handing the orders view to the executor failed'),
+      );
+    });
+    const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+    const fills = new TrackerFills({
+      tracker,
+      pairs,
+      clock,
+      everyMs: FILL_CHECK_MS,
+      log: log.child({ component: 'runner' }),
+    });
     const risk = settings.supervisor.risk;
     const runner = new Runner({
       feed,
+      fills,
       sink: bus,
       strategies,
       config: settings.runner,
@@ -133,6 +156,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       beatAtMs = now;
       void flags.beat('runner', now, BEAT_TTL_MS).catch(() => undefined);
     });
+    await fills.start();
     runner.start();
     feed.start();
     return {
@@ -143,6 +167,8 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       client,
       stop: async () => {
         await feed.stop();
+        await fills.stop();
+        await tracker.close();
         await runner.stop();
         await release();
       },

@@ -2,6 +2,7 @@ import { cancelAllPenalty } from '../exchange/index.js';
 import { Drain, type DrainResult } from './drain.js';
 import { OrderCalls } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
+import { OrdersViewFollower } from './orders-view.js';
 import type { PairContext } from './pair-context.js';
 import { WakeTimer } from './wake-timer.js';
 import { WireTimes } from './wire-times.js';
@@ -16,8 +17,9 @@ const STEP_BACKOFF_MS = 1_000;
 
 /**
  * One pair's order entry while this process holds its lease. All its work happens in step(), the
- * processor of the pair's BullMQ jobs, which the Worker runs one at a time: resolve the unknown
- * outcomes that are due, drain the register, run the periodic full sync when due. A step ends by
+ * processor of the pair's BullMQ jobs, which the Worker runs one at a time: follow the runner's
+ * newest view of our open orders (fills), resolve the unknown outcomes that are due, drain the
+ * register, run the periodic full sync when due. A step ends by
  * setting the pair's one timer to the earliest thing it waits for (ratecount budget, an unknown
  * outcome's deadline, the next full sync, the end of a pause); the timer adds a job.
  */
@@ -25,6 +27,7 @@ export class PairExecutor {
   readonly ctx: PairContext;
   readonly #drain: Drain;
   readonly #sync: OrderSync;
+  readonly #view: OrdersViewFollower;
   readonly #wake: WakeTimer;
   readonly #enqueue: () => Promise<void>;
   /** When the next full sync is due. */
@@ -42,6 +45,7 @@ export class PairExecutor {
     const wire = new WireTimes(ctx.id, ctx.label, ctx.deps.metrics, ctx.deps.onWire);
     this.#drain = new Drain(ctx, new OrderCalls(ctx, wire), wire);
     this.#sync = new OrderSync(ctx);
+    this.#view = new OrdersViewFollower(ctx);
     this.#enqueue = enqueue;
     this.#wake = new WakeTimer(ctx.deps.clock, () => void this.wake());
   }
@@ -77,6 +81,7 @@ export class PairExecutor {
     this.#stepStartedAtMs = ctx.now();
     try {
       if (ctx.now() < ctx.pausedUntilMs) return undefined;
+      await this.#view.follow();
       if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) await this.#syncNow('unknowns');
       const drained = await this.#drain.run();
       this.#retryAtMs = drained.retryAtMs;

@@ -47,14 +47,14 @@ export {
   type ModeDecision,
   type ModeInput,
 } from './mode.js';
-export { FillTracker, type MarketFill } from './fills.js';
 export {
   MarketFeed,
   mergeTrades,
   type MarketFeedOptions,
   type ModeListener,
   type UpdateListener,
-  type FillListener,
+  type OrdersView,
+  type OrdersViewListener,
 } from './market-feed.js';
 export {
   PollLoop,

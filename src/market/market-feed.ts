@@ -22,7 +22,6 @@ import type { BudgetPlan, PlannedPoll, PollScope, PollSource } from './budget-pl
 import { BudgetUsage } from './budget-usage.js';
 import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
-import { FillTracker, type MarketFill } from './fills.js';
 import { silentLog, type Log } from '../core/log.js';
 import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics } from './metrics.js';
 import { decideMode, type HaltState, type ModeDecision } from './mode.js';
@@ -53,7 +52,15 @@ export interface MarketFeedOptions {
 
 /** New data for a pair; key-wide sources (openOrders, balance) fire once per pair. */
 export type UpdateListener = (pairId: string, source: DataSource) => void;
-export type FillListener = (fill: MarketFill) => void;
+/**
+ * The key's open orders as an OpenOrders call made at `askedAtMs` saw them: the executor's tracker
+ * derives our fills from them (the runner role hands them over through Redis).
+ */
+export interface OrdersView {
+  readonly askedAtMs: number;
+  readonly open: Readonly<Record<string, Order>>;
+}
+export type OrdersViewListener = (view: OrdersView) => void;
 /** The exchange's mode (SystemStatus, before the halt flag is applied) changed. */
 export type ModeListener = (change: ModeDecision) => void;
 
@@ -82,9 +89,8 @@ export class MarketFeed {
   readonly #pairsById: ReadonlyMap<string, PairInfo>;
   readonly #loops = new Map<string, PollLoop>();
   readonly #updateListeners = new Set<UpdateListener>();
-  readonly #fillListeners = new Set<FillListener>();
+  readonly #viewListeners = new Set<OrdersViewListener>();
   readonly #modeListeners = new Set<ModeListener>();
-  readonly #fills: FillTracker;
   readonly #seq = new Map<string, number>();
   #usage: BudgetUsage;
   #stop: AbortController | undefined;
@@ -110,7 +116,6 @@ export class MarketFeed {
     this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
     this.plan = options.plan;
     checkPlan(options.plan, this.#pairsById);
-    this.#fills = new FillTracker(this.pairs);
     this.#usage = new BudgetUsage(this.#clock.now());
     for (const poll of options.plan.polls) {
       this.#loops.set(
@@ -160,9 +165,10 @@ export class MarketFeed {
     return () => this.#updateListeners.delete(listener);
   }
 
-  onFill(listener: FillListener): () => void {
-    this.#fillListeners.add(listener);
-    return () => this.#fillListeners.delete(listener);
+  /** Every OpenOrders answer, as it arrives. */
+  onOrdersView(listener: OrdersViewListener): () => void {
+    this.#viewListeners.add(listener);
+    return () => this.#viewListeners.delete(listener);
   }
 
   /**
@@ -379,28 +385,16 @@ export class MarketFeed {
       this.#client.openOrders({}, o),
     );
     this.#openOrders = { ...this.#stamp(result.open), askedAtMs };
-    this.#emitFills(this.#fills.observeOpen(result.open, this.#clock.now()));
-    this.#emit(this.#allPairIds(), 'openOrders');
-    const asked = this.#fills.pendingQueries();
-    if (asked.length === 0) return 1;
-    try {
-      const { result: orders } = await this.#call(poll, 'QueryOrders', signal, (o) =>
-        this.#client.queryOrders({ txid: asked }, o),
-      );
-      this.#emitFills(this.#fills.observeQueried(asked, orders, this.#clock.now()));
-    } catch (err) {
-      if (signal.aborted) throw err;
-      const code = err instanceof MakerdError ? err.code : 'UNEXPECTED';
-      // A refusal that retrying cannot change (an id the venue no longer knows) would block
-      // every later query: give those ids up. Anything else is retried after the next poll.
-      const permanent = err instanceof MakerdError && !err.retryable && outcomeOf(err) === 'error';
-      if (permanent) this.#fills.forget(asked);
-      this.#log.warn(
-        { poll: poll.id, code, txids: asked.length, dropped: permanent },
-        `QueryOrders for vanished orders failed: ${errorMessage(err)}`,
-      );
+    const view: OrdersView = { askedAtMs, open: result.open };
+    for (const listener of [...this.#viewListeners]) {
+      try {
+        listener(view);
+      } catch (err) {
+        this.#listenerFailed('orders view', err);
+      }
     }
-    return 2;
+    this.#emit(this.#allPairIds(), 'openOrders');
+    return 1;
   }
 
   /**
@@ -417,7 +411,7 @@ export class MarketFeed {
     const budgetWaitMs = isPrivate ? poll.intervalMs : 0;
     const timeoutMs = this.#config.request_timeout_ms + budgetWaitMs;
     const started = this.#clock.now();
-    const pairLabel = this.#pairLabel(endpoint === 'QueryOrders' ? undefined : poll.pair);
+    const pairLabel = this.#pairLabel(poll.pair);
     try {
       const value = await withDeadline(this.#clock, signal, timeoutMs, endpoint, (s) =>
         fn(isPrivate ? { signal: s, maxBudgetWaitMs: budgetWaitMs } : { signal: s }),
@@ -474,22 +468,6 @@ export class MarketFeed {
           listener(pairId, source);
         } catch (err) {
           this.#listenerFailed('update', err);
-        }
-      }
-    }
-  }
-
-  #emitFills(fills: readonly MarketFill[]): void {
-    for (const fill of fills) {
-      this.#log.info(
-        { pair: fill.pair, txid: fill.txid, side: fill.side, volume: fill.volume.toFixed() },
-        'fill seen',
-      );
-      for (const listener of [...this.#fillListeners]) {
-        try {
-          listener(fill);
-        } catch (err) {
-          this.#listenerFailed('fill', err);
         }
       }
     }

@@ -10,9 +10,13 @@ export interface SnapshotSource {
   snapshot(pairId: string): MarketSnapshot;
   /** Fires when new data for the pair arrived. */
   onUpdate(listener: (pairId: string) => void): () => void;
-  onFill(listener: (fill: FillEvent) => void): () => void;
   /** Fires when the exchange's trading mode changes; every pair is re-quoted at once. */
   onModeChange?(listener: () => void): () => void;
+}
+
+/** Fills of our orders as the executor's tracker recorded them (the one place fills come from). */
+export interface FillSource {
+  onFill(listener: (fill: FillEvent) => void): () => void;
 }
 
 export type UnpublishedIntent = Omit<OrderIntent, 'generation'>;

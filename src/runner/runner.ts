@@ -7,7 +7,12 @@ import type { Side } from '../core/order-types.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerMetrics } from './metrics.js';
 import { applyMode, pullAll } from './mode-filter.js';
-import { type IntentSink, type SnapshotSource, type UnpublishedIntent } from './ports.js';
+import {
+  type FillSource,
+  type IntentSink,
+  type SnapshotSource,
+  type UnpublishedIntent,
+} from './ports.js';
 import { diffQuotes, type IntentDraft } from './quote-diff.js';
 import { roundQuotes } from './quote-rounding.js';
 import type { FillEvent, StrategyContext, StrategyPlugin } from './strategy-api.js';
@@ -46,6 +51,8 @@ export interface TickReport {
 
 export interface RunnerOptions {
   readonly feed: SnapshotSource;
+  /** Our fills, handed to each pair's strategy (fill hook) and followed by a tick. */
+  readonly fills?: FillSource;
   readonly sink: IntentSink;
   readonly strategies: readonly PairStrategy[];
   readonly config: RunnerConfig;
@@ -124,11 +131,9 @@ export class Runner {
   }
 
   start(): void {
-    const { feed } = this.#opts;
-    this.#unsubscribe = [
-      feed.onUpdate((pairId) => this.#schedule(pairId)),
-      feed.onFill((fill) => this.#fill(fill)),
-    ];
+    const { feed, fills } = this.#opts;
+    this.#unsubscribe = [feed.onUpdate((pairId) => this.#schedule(pairId))];
+    if (fills !== undefined) this.#unsubscribe.push(fills.onFill((fill) => this.#fill(fill)));
     if (feed.onModeChange) {
       // cancel_only or maintenance must reach every pair now, not at its next book update.
       this.#unsubscribe.push(

@@ -60,13 +60,21 @@ export interface QuoteResult<S> {
   readonly state?: S;
 }
 
-/** A fill of one of our orders, as seen by the runner. */
+/**
+ * A fill of one of our orders, as the executor's tracker recorded it: the same fills PnL and the
+ * metrics count.
+ */
 export interface FillEvent {
   readonly pair: string;
   readonly txid: string;
   readonly side: Side;
+  /** Average price of this execution. */
   readonly price: Decimal;
   readonly volume: Decimal;
+  /** Fee of this execution, in `feeIn`'s asset. */
+  readonly fee: Decimal;
+  readonly feeIn: 'base' | 'quote';
+  /** When the executor learned of it. */
   readonly timeMs: number;
 }
 

@@ -6,8 +6,8 @@ import type { SpotClient } from '../../src/exchange/index.js';
 import {
   MarketMetrics,
   type MarketFeed,
-  type MarketFill,
   type ModeDecision,
+  type OrdersView,
 } from '../../src/market/index.js';
 import { startHarness, type Harness } from './sim-harness.js';
 
@@ -33,12 +33,12 @@ async function limit(
   return txid;
 }
 
-describe('MarketFeed against the simulator: book, own orders, fills', () => {
+describe('MarketFeed against the simulator: book, own orders, orders views', () => {
   let h: Harness;
   let feed: MarketFeed;
   let other: SpotClient;
   let ourTxid = '';
-  const fills: MarketFill[] = [];
+  const views: OrdersView[] = [];
   const updates = new Map<string, number>();
   const userref = encodeUserref(5, { side: 'buy', level: 0 }, 1);
 
@@ -54,7 +54,7 @@ describe('MarketFeed against the simulator: book, own orders, fills', () => {
       userref: encodeUserref(9, { side: 'buy', level: 3 }, 2),
     });
     ({ feed } = await h.feed(client, ['XBTUSD']));
-    feed.onFill((f) => fills.push(f));
+    feed.onOrdersView((v) => views.push(v));
     feed.onUpdate((pair, source) => updates.set(`${pair}:${source}`, h.clock.now()));
   });
   after(() => h.close());
@@ -97,22 +97,18 @@ describe('MarketFeed against the simulator: book, own orders, fills', () => {
     assert.ok(feed.snapshot(PAIR).seq > s.seq);
   });
 
-  it('reports a partial fill, then the rest when the order fills and vanishes', async () => {
+  it('hands on each OpenOrders answer as a view: a partial fill, then the order gone', async () => {
     await limit(other, 'sell', '49000.0', '0.05');
+    const seen = views.length;
     await h.run(4_000);
-    assert.deepEqual(
-      fills.map((f) => [f.txid, f.side, f.price.toFixed(), f.volume.toFixed(), f.userref]),
-      [[ourTxid, 'buy', '49000', '0.05', userref]],
-    );
+    const partial = views.at(-1);
+    assert.ok(partial !== undefined && views.length > seen);
+    assert.equal(partial.open[ourTxid]?.vol_exec, '0.05000000');
+    assert.equal(partial.open[ourTxid]?.userref, userref);
+    assert.ok(partial.askedAtMs <= h.clock.now());
     await limit(other, 'sell', '49000.0', '0.5');
     await h.run(4_000);
-    assert.deepEqual(
-      fills.map((f) => [f.txid, f.volume.toFixed()]),
-      [
-        [ourTxid, '0.05'],
-        [ourTxid, '0.15'],
-      ],
-    );
+    assert.equal(views.at(-1)?.open[ourTxid], undefined, 'filled: gone from the view');
     const s = feed.snapshot(PAIR);
     assert.equal(
       s.openOrders.find((o) => o.txid === ourTxid),

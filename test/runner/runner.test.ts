@@ -11,7 +11,12 @@ import {
 } from '../../src/core/index.js';
 import type { RunnerConfig } from '../../src/runner/config.js';
 import { RunnerMetrics } from '../../src/runner/metrics.js';
-import type { IntentSink, SnapshotSource, UnpublishedIntent } from '../../src/runner/ports.js';
+import type {
+  FillSource,
+  IntentSink,
+  SnapshotSource,
+  UnpublishedIntent,
+} from '../../src/runner/ports.js';
 import { Runner, type PairStrategy, type RunnerOptions } from '../../src/runner/runner.js';
 import {
   defineStrategy,
@@ -31,8 +36,8 @@ const CONFIG: RunnerConfig = {
   min_tick_interval_ms: 200,
 };
 
-/** A feed whose next snapshot the test sets, and whose updates the test fires. */
-class FakeFeed implements SnapshotSource {
+/** A feed whose next snapshot the test sets, and whose updates and fills the test fires. */
+class FakeFeed implements SnapshotSource, FillSource {
   current: MarketSnapshot = snapshot();
   readonly updates: ((pair: string) => void)[] = [];
   readonly fills: ((fill: FillEvent) => void)[] = [];
@@ -105,6 +110,7 @@ function setup(
   };
   const runner = new Runner({
     feed,
+    fills: feed,
     sink,
     strategies: [strategy],
     config: CONFIG,
@@ -382,6 +388,8 @@ describe('Runner', () => {
       side: 'buy',
       price: dec('99.8'),
       volume: dec('0.004'),
+      fee: dec('0.001'),
+      feeIn: 'quote',
       timeMs: clock.now(),
     };
     for (const f of feed.fills) f(fill);

@@ -244,6 +244,41 @@ export class OrderTracker {
     return entries.map((json, i) => decodeFill(json, { key, field: String(i) }, pair));
   }
 
+  /**
+   * How many fills the pair has had in all, and its newest `limit` fills (newest first), read
+   * together: a reader that remembers the total knows which of them it has not seen.
+   */
+  async recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
+    checkPair(pair, 'pair');
+    const key = this.fillsKey(pair);
+    const positionKey = this.positionKey(pair);
+    let replies: [Error | null, unknown][] | null;
+    try {
+      replies = await this.#redis
+        .multi()
+        .get(positionKey)
+        .lrange(key, 0, limit - 1)
+        .exec();
+    } catch (err) {
+      throw trackerError(err, key, `reading ${key}`);
+    }
+    const [[positionErr, positionJson] = [null, null], [listErr, entries] = [null, []]] =
+      replies ?? [];
+    if (positionErr !== null || listErr !== null) {
+      throw trackerError(positionErr ?? listErr, key, `reading ${key}`);
+    }
+    const position =
+      typeof positionJson === 'string'
+        ? decodePosition(positionJson, { key: positionKey }, pair)
+        : emptyPosition(pair);
+    return {
+      total: position.fills,
+      fills: (entries as string[]).map((json, i) =>
+        decodeFill(json, { key, field: String(i) }, pair),
+      ),
+    };
+  }
+
   /** The pair's terminal records, newest first; all that are kept unless `limit` is given. */
   async history(pair: string, limit?: number): Promise<TrackedOrder[]> {
     checkPair(pair, 'pair');

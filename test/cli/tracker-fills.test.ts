@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { TrackerFills } from '../../src/cli/tracker-fills.js';
+import { ManualClock, silentLog } from '../../src/core/index.js';
+import { OrderTracker } from '../../src/executor/tracker/index.js';
+import type { TrackedOrder } from '../../src/executor/types.js';
+import type { FillEvent } from '../../src/runner/strategy-api.js';
+import { XBTUSD } from '../support/pairs.js';
+import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
+
+const ours: TrackedOrder = {
+  userref: 1000,
+  txid: 'OABCDE-1',
+  pair: XBTUSD.id,
+  slot: 'bid:0',
+  generation: 1,
+  side: 'buy',
+  price: '50000',
+  volume: '0.1',
+  volumeExecuted: '0',
+  cost: '0',
+  fee: '0',
+  postOnly: true,
+  feeIn: 'quote',
+  state: 'open',
+  openedAtMs: 1_000,
+  sentAtMs: 900,
+  deadlineMs: 5_900,
+  updatedAtMs: 1_000,
+  pendingCall: null,
+  replaces: null,
+  reason: null,
+  origin: 'placed',
+};
+
+void describe("TrackerFills: the runner's fills, from the executor's tracker", () => {
+  let redis: Redis;
+  let tracker: OrderTracker;
+  const prefix = freshPrefix();
+  before(() => {
+    redis = new Redis(REDIS_URL);
+    tracker = new OrderTracker({ redis, prefix });
+  });
+  after(async () => {
+    await tracker.close();
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  });
+
+  /** The tracker records a fill as the executor does: a view of the order that executed more. */
+  const executes = (volume: string, atMs: number) =>
+    tracker.applyView(
+      {
+        ...ours,
+        volumeExecuted: volume,
+        cost: String(50_000 * Number(volume)),
+        fee: '0.5',
+        state: 'partially-filled',
+      },
+      atMs,
+    );
+
+  void it('hands on the fills recorded since start, oldest first, once each', async () => {
+    await tracker.put(ours);
+    await executes('0.01', 2_000);
+    const clock = new ManualClock(10_000);
+    const fills = new TrackerFills({
+      tracker,
+      pairs: [XBTUSD],
+      clock,
+      everyMs: 1_000,
+      log: silentLog,
+    });
+    const heard: FillEvent[] = [];
+    fills.onFill((f) => heard.push(f));
+    await fills.start();
+    await executes('0.03', 11_000);
+    await executes('0.06', 12_000);
+    await fills.check();
+    assert.deepEqual(
+      heard.map((f) => [f.txid, f.side, f.price.toFixed(), f.volume.toFixed(), f.feeIn, f.timeMs]),
+      [
+        ['OABCDE-1', 'buy', '50000', '0.02', 'quote', 11_000],
+        ['OABCDE-1', 'buy', '50000', '0.03', 'quote', 12_000],
+      ],
+      'the fill before start is history',
+    );
+    await fills.check();
+    assert.equal(heard.length, 2, 'nothing twice');
+    await fills.stop();
+  });
+});
