@@ -43,24 +43,6 @@ export interface CallOptions {
   readonly extraParams?: Readonly<Record<string, string | number | boolean>>;
   /** Fail with BudgetWaitTooLongError rather than wait longer for REST budget. */
   readonly maxBudgetWaitMs?: number;
-  /**
-   * Awaited after the nonce is taken and before the request is signed and sent; if it rejects,
-   * the call fails with that error and nothing is sent. The executor passes its write-ahead
-   * journal: issued on the nonce's Redis connection just before, it has landed by the time the
-   * nonce comes back, so the record is in Redis before the order leaves, at no extra round trip.
-   */
-  readonly gate?: PromiseLike<unknown>;
-  /**
-   * Called once the request is signed, right before it is handed to the transport. A callback
-   * rather than the diagnostics channel, which cannot tell concurrent calls apart without
-   * AsyncLocalStorage (whose promise hooks slow every await in the process on Node 20).
-   */
-  readonly onSigned?: () => void;
-  /**
-   * Called once the request, body included, has been written to the socket: where the executor
-   * stamps tick-to-wire. Not called for a request never written (refused before, or aborted).
-   */
-  readonly onWritten?: () => void;
 }
 
 export interface RetryPolicy {
@@ -80,8 +62,6 @@ export interface PipelineParts {
   readonly urls: Readonly<Record<Family, string>>;
   readonly auth: Readonly<Record<Exclude<Family, 'public'>, FamilyAuth>>;
   readonly transport: Transport;
-  /** Order entry's transport: its own (DirectTransport, written at once) or `transport`. */
-  readonly orderEntry: Transport;
   readonly limiter: RestLimiter | undefined;
   /** The pairs' order rules that order entry's checks hold orders to (none: left to the exchange). */
   readonly pairRules: PairRulesBook | undefined;
@@ -98,18 +78,6 @@ interface Prepared {
   readonly headers: Record<string, string>;
   readonly body: string | undefined;
 }
-
-/** What warm() signs: the shape of an order entry's body, never sent. */
-const WARM_PATH = '/0/private/EditOrder';
-const WARM_BODY = {
-  nonce: 0,
-  txid: 'OWARM0-WARM0-WARM00',
-  pair: 'XXBTZUSD',
-  volume: '0.01',
-  price: '50000.0',
-  userref: 16_777_216,
-  deadline: '2026-01-01T00:00:00.000Z',
-};
 
 /**
  * One call from request object to typed result. Order of work matters: budget first, then the
@@ -163,13 +131,11 @@ export class CallPipeline {
         }
       }
       const prepared = await this.#prepare(ep, req, opts);
-      const transport = ep.kind === 'order-entry' ? this.#p.orderEntry : this.#p.transport;
-      const res = await transport.send({
+      const res = await this.#p.transport.send({
         ...prepared,
         endpoint: ep.name,
         signal: opts.signal,
         binary: ep.binary,
-        onWritten: opts.onWritten,
       });
       traceId = res.traceId;
       const unwrapped = this.#unwrap(ep, res);
@@ -202,15 +168,13 @@ export class CallPipeline {
     const credentials = auth.credentials;
     if (credentials === undefined) throw new MissingCredentialsError(ep.family, ep.name);
     const nonceNumber = await auth.nonces.next();
-    if (opts.gate !== undefined) await opts.gate;
     const nonce = String(nonceNumber);
     const prepared = this.#signed(ep, req, opts.extraParams, auth, credentials, nonceNumber, nonce);
-    opts.onSigned?.();
     signedChannel.publish({ endpoint: ep.name, family: ep.family, nonce } satisfies SignedMessage);
     return prepared;
   }
 
-  /** A signed call's request, for the nonce given: the one way a real call and a rehearsal go. */
+  /** A signed call's request, for the nonce given. */
   #signed<Req, Res>(
     ep: Endpoint<Req, Res>,
     req: Req,
@@ -252,36 +216,6 @@ export class CallPipeline {
       headers,
       body: ep.method === 'POST' && body !== '' ? body : undefined,
     };
-  }
-
-  /**
-   * Runs a call's way up to the wire without sending it: its checks, and for a signed call its
-   * body's encoding and signature with nonce 0 (none is taken; nothing is sent or kept). For a
-   * process's first orders to run on compiled code: the executor rehearses each order-entry
-   * endpoint before a pair's first order. Throws what the checks throw.
-   */
-  rehearse<Req, Res>(ep: Endpoint<Req, Res>, req: Req): void {
-    ep.check?.(req, this.#p.pairRules);
-    if (ep.family === 'public') return;
-    const auth = this.#p.auth[ep.family];
-    if (auth.credentials === undefined) return;
-    this.#signed(ep, req, undefined, auth, auth.credentials, 0, '0');
-  }
-
-  /**
-   * Runs the private signing path on a throwaway body: no nonce is taken and nothing is sent or
-   * kept. For a caller that knows when its next private call goes (the executor, at a ratecount
-   * due): run just before, it leaves the code and the key in the CPU's caches, where signing
-   * takes a fraction of its cold time (here ~0.03 ms against ~0.13 ms after a few ms idle).
-   */
-  warm(): void {
-    const auth = this.#p.auth.private;
-    if (auth.credentials === undefined) return;
-    const body = encodeForm(WARM_BODY);
-    auth.signer.sign(
-      { method: 'POST', path: WARM_PATH, query: '', body, nonce: '0' },
-      auth.credentials,
-    );
   }
 
   #unwrap<Req, Res>(ep: Endpoint<Req, Res>, res: HttpResponse): Unwrapped {

@@ -13,7 +13,6 @@ import {
   spotSigner,
   type RequestSigner,
 } from '../signing/signers.js';
-import { DirectTransport } from '../transport/direct-transport.js';
 import { HttpTransport } from '../transport/http-transport.js';
 import type { TransportOptions } from '../transport/types.js';
 import {
@@ -39,13 +38,8 @@ export interface SpotClientOptions {
   readonly futuresNonceSource?: NonceSource;
   readonly custodyNonceSource?: NonceSource;
   readonly clock?: Clock;
+  /** The HTTP settings (timeouts, connections, user agent), or a transport of the caller's. */
   readonly transport?: TransportOptions | HttpTransport;
-  /**
-   * How order entry (AddOrder, EditOrder, the cancels) goes out: `direct` (default) writes each
-   * order on its socket in the call that sends it, over connections kept warm (DirectTransport);
-   * `shared` sends it through `transport` like every other call.
-   */
-  readonly orderEntry?: 'direct' | 'shared';
   readonly retry?: Partial<RetryPolicy>;
   /** Points of the REST counter never used. */
   readonly restHeadroom?: number;
@@ -75,8 +69,6 @@ type Q<Ep> = Ep extends Endpoint<infer Req, infer _S> ? Req : never;
 export class SpotClient {
   readonly #pipeline: CallPipeline;
   readonly #transport: HttpTransport;
-  readonly #orderEntry: DirectTransport | undefined;
-  readonly #privateUrl: string;
   readonly #ownsTransport: boolean;
   readonly #keyGuard: KeyGuard;
   readonly limiter: RestLimiter | undefined;
@@ -99,11 +91,6 @@ export class SpotClient {
       options.transport instanceof HttpTransport
         ? options.transport
         : new HttpTransport(options.transport);
-    this.#orderEntry =
-      options.orderEntry === 'shared'
-        ? undefined
-        : new DirectTransport(options.transport instanceof HttpTransport ? {} : options.transport);
-    this.#privateUrl = baseUrl;
     const urls: Record<Family, string> = {
       public: baseUrl,
       private: baseUrl,
@@ -130,7 +117,6 @@ export class SpotClient {
         },
       },
       transport: this.#transport,
-      orderEntry: this.#orderEntry ?? this.#transport,
       limiter: this.limiter,
       pairRules: options.pairRules,
       keyGuard: this.#keyGuard,
@@ -150,35 +136,13 @@ export class SpotClient {
     return this.#pipeline.call(endpoint, req, opts);
   }
 
-  /**
-   * Runs a call's checks, encoding and signing without a nonce or a send (CallPipeline.rehearse):
-   * before a process's first orders, so they run on compiled code.
-   */
-  rehearse<Req, Out>(endpoint: Endpoint<Req, Out>, req: Req): void {
-    this.#pipeline.rehearse(endpoint, req);
-  }
-
-  /** Signs a throwaway body, nothing sent and no nonce taken, to warm the way (CallPipeline.warm). */
-  warm(): void {
-    this.#pipeline.warm();
-  }
-
   /** After fixing a rejected key: allow private calls again. */
   resetKeyGuard(): void {
     this.#keyGuard.reset();
   }
 
   async close(): Promise<void> {
-    await this.#orderEntry?.close();
     if (this.#ownsTransport) await this.#transport.close();
-  }
-
-  /**
-   * Opens order entry's connections to the exchange now and keeps `connections` of them ready from
-   * then on (default two), so orders do not wait for one to be made. Nothing is sent.
-   */
-  async preconnect(connections?: number): Promise<void> {
-    await this.#orderEntry?.preconnect(this.#privateUrl, connections);
   }
 
   // ---- public market data ----
