@@ -21,6 +21,7 @@ import type { RequestSigner } from '../signing/signers.js';
 import { encodeForm, encodeJson } from '../transport/encode.js';
 import type { HttpResponse, Transport } from '../transport/types.js';
 import type { KeyGuard } from './key-guard.js';
+import type { KeyTurns, TurnClass } from './key-turns.js';
 import {
   responseChannel,
   signedChannel,
@@ -56,6 +57,11 @@ export interface FamilyAuth {
   readonly credentials: Credentials | undefined;
   readonly signer: RequestSigner;
   readonly nonces: NonceSource;
+  /**
+   * The key's turns when it has no nonce window (one signed call on the wire at a time, so its
+   * nonces arrive in order); undefined when a window lets calls overlap.
+   */
+  readonly turns: KeyTurns | undefined;
 }
 
 export interface PipelineParts {
@@ -81,7 +87,8 @@ interface Prepared {
 
 /**
  * One call from request object to typed result. Order of work matters: budget first, then the
- * nonce, then signing and sending at once (DESIGN.md §3.3: a nonce drawn early is overtaken).
+ * key's turn, then the nonce, then signing and sending at once (DESIGN.md §3.3: a nonce drawn
+ * early is overtaken).
  */
 export class CallPipeline {
   readonly #p: PipelineParts;
@@ -130,13 +137,7 @@ export class CallPipeline {
           });
         }
       }
-      const prepared = await this.#prepare(ep, req, opts);
-      const res = await this.#p.transport.send({
-        ...prepared,
-        endpoint: ep.name,
-        signal: opts.signal,
-        binary: ep.binary,
-      });
+      const res = await this.#exchange(ep, req, opts);
       traceId = res.traceId;
       const unwrapped = this.#unwrap(ep, res);
       const result = ep.decode(unwrapped.result, res.traceId);
@@ -150,6 +151,31 @@ export class CallPipeline {
       if (ep.family === 'private') this.#observeFailure(err);
       publishResponse(ep, started, traceId ?? (err as { traceId?: string }).traceId, codeOf(err));
       throw err;
+    }
+  }
+
+  /**
+   * The request signed and sent, its answer read. A signed call of a key without a nonce window
+   * waits for the key's turn before it draws its nonce and keeps it until the exchange is over,
+   * answered or failed, so its nonce cannot be overtaken on the way.
+   */
+  async #exchange<Req, Res>(
+    ep: Endpoint<Req, Res>,
+    req: Req,
+    opts: CallOptions,
+  ): Promise<HttpResponse> {
+    const turns = ep.family === 'public' ? undefined : this.#p.auth[ep.family].turns;
+    const release = await turns?.take(turnClass(ep, opts), opts.signal);
+    try {
+      const prepared = await this.#prepare(ep, req, opts);
+      return await this.#p.transport.send({
+        ...prepared,
+        endpoint: ep.name,
+        signal: opts.signal,
+        binary: ep.binary,
+      });
+    } finally {
+      release?.();
     }
   }
 
@@ -249,7 +275,6 @@ export class CallPipeline {
 
   #observeFailure(err: unknown): void {
     this.#p.keyGuard.observe(err);
-    if (err instanceof InvalidNonceError) this.#p.auth.private.nonces.rejected?.();
     const limiter = this.#p.limiter;
     if (limiter === undefined) return;
     if (err instanceof ThrottledError) {
@@ -264,6 +289,15 @@ export class CallPipeline {
     const cap = Math.min(this.#p.retry.maxDelayMs, this.#p.retry.baseDelayMs * 2 ** (attempt - 1));
     return Math.floor(this.#p.random() * cap);
   }
+}
+
+/** Where a signed call waits in its key's line: heartbeats and CancelAll, order entry, the rest. */
+function turnClass(
+  ep: { readonly kind: Endpoint<unknown, unknown>['kind'] },
+  opts: CallOptions,
+): TurnClass {
+  if (opts.priority === 'high') return 'high';
+  return ep.kind === 'order-entry' ? 'order-entry' : 'other';
 }
 
 /**

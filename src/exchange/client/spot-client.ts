@@ -22,6 +22,7 @@ import {
   type RetryPolicy,
 } from './call-pipeline.js';
 import { KeyGuard } from './key-guard.js';
+import { KeyTurns } from './key-turns.js';
 
 export interface SpotClientOptions {
   /** The API host without the `/0` prefix, e.g. `https://api.example.com` or the simulator's URL. */
@@ -37,6 +38,14 @@ export interface SpotClientOptions {
   readonly nonceSource?: NonceSource;
   readonly futuresNonceSource?: NonceSource;
   readonly custodyNonceSource?: NonceSource;
+  /**
+   * The spot key's nonce window as set at the exchange, in ms (our nonces count milliseconds).
+   * 0 (default): the key's private calls go one at a time, each drawing its nonce once the one
+   * before has been answered, so the exchange never sees them out of order. Above 0: they
+   * overlap, and may arrive out of order within the window. Futures and custody keys, whose
+   * documents declare no window, always go one at a time.
+   */
+  readonly nonceWindow?: number;
   readonly clock?: Clock;
   /** The HTTP settings (timeouts, connections, user agent), or a transport of the caller's. */
   readonly transport?: TransportOptions | HttpTransport;
@@ -80,6 +89,7 @@ export class SpotClient {
     const futuresUrl =
       options.futuresUrl === undefined ? baseUrl : checkUrl(options.futuresUrl, 'futuresUrl');
     this.tier = parseTier(options.tier ?? 'starter');
+    const nonceWindow = checkNonceWindow(options.nonceWindow ?? 0);
     this.limiter =
       options.restLimiter === false
         ? undefined
@@ -104,16 +114,19 @@ export class SpotClient {
           credentials: credentialsOf(options.credentials, 'credentials'),
           signer: options.signers?.spot ?? spotSigner,
           nonces: options.nonceSource ?? new InProcessNonceSource({ clock }),
+          turns: nonceWindow === 0 ? new KeyTurns() : undefined,
         },
         futures: {
           credentials: credentialsOf(options.futuresCredentials, 'futuresCredentials'),
           signer: options.signers?.futures ?? futuresSigner,
           nonces: options.futuresNonceSource ?? new InProcessNonceSource({ clock }),
+          turns: new KeyTurns(),
         },
         custody: {
           credentials: credentialsOf(options.custodyCredentials, 'custodyCredentials'),
           signer: options.signers?.custody ?? custodySigner,
           nonces: options.custodyNonceSource ?? new InProcessNonceSource({ clock }),
+          turns: new KeyTurns(),
         },
       },
       transport: this.#transport,
@@ -348,6 +361,16 @@ function checkUrl(value: string, field: string): string {
     throw new InvalidInputError(field, `must be http or https, got ${url.protocol}`);
   }
   return value.replace(/\/+$/, '');
+}
+
+function checkNonceWindow(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidInputError(
+      'nonceWindow',
+      `must be a non-negative integer of milliseconds, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 function credentialsOf(
