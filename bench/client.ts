@@ -6,9 +6,11 @@
  *   2. Depth parse: a 500-level Depth body through parseJsonBody → unwrapEnvelope → depth.decode;
  *   3. signed requests/s: SpotClient.balance() against a local HTTP server in a child process.
  *
- * Knobs (environment): BENCH_SECONDS (load duration, default 5), BENCH_CONCURRENCY (in-flight
- * calls, default 32), BENCH_CONNECTIONS (transport pool size, default: the client's own default),
- * BENCH_ONLY (comma list of build, depth, load; default all three, e.g. to profile one of them).
+ * Knobs (environment): BENCH_SECONDS (load duration, default 5), BENCH_CONCURRENCY (calls made
+ * at once, default 32), BENCH_CONNECTIONS (transport pool size, default: the client's own default),
+ * BENCH_NONCE_WINDOW (the key's nonce window, default 0 as the client's: one call on the wire at a
+ * time; above 0 they overlap, up to the pool), BENCH_ONLY (comma list of build, depth, load;
+ * default all three, e.g. to profile one of them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +40,7 @@ const LOAD_SECONDS = envNumber('BENCH_SECONDS', 5);
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 32);
 const CONNECTIONS =
   process.env.BENCH_CONNECTIONS === undefined ? undefined : envNumber('BENCH_CONNECTIONS', 8);
+const NONCE_WINDOW = envNumber('BENCH_NONCE_WINDOW', 0);
 const ONLY = new Set(
   (process.env.BENCH_ONLY ?? 'build,depth,load').split(',').map((s) => s.trim()),
 );
@@ -179,6 +182,7 @@ async function benchLoad(port: number): Promise<LoadFigures> {
     credentials: credentialsInput,
     restLimiter: false,
     retry: { retries: 0 },
+    nonceWindow: NONCE_WINDOW,
     ...(CONNECTIONS === undefined ? {} : { transport: { connectionsPerOrigin: CONNECTIONS } }),
   };
   const client = new SpotClient(options);
@@ -235,7 +239,8 @@ async function main(): Promise<void> {
     const load = await benchLoad(server.port);
     const pool = CONNECTIONS === undefined ? 'default pool' : `${CONNECTIONS} connections`;
     console.log(
-      `${label('signed requests/s')}: ${fmtInt(load.requestsPerSec)} req/s (${CONCURRENCY} in flight, ${pool},` +
+      `${label('signed requests/s')}: ${fmtInt(load.requestsPerSec)} req/s (${CONCURRENCY} at once, ${pool},` +
+        ` nonce window ${NONCE_WINDOW} ms,` +
         ` p50 ${fmt3(load.p50Ms)} ms, p99 ${fmt3(load.p99Ms)} ms)`,
     );
     if (load.errors > 0) {

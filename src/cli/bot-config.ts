@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { parse as parseYaml } from 'yaml';
 import { InvalidInputError, MAX_INSTANCE, parseWithSchema } from '../core/index.js';
-import { MIN_BLOCK_WINDOW, TIERS } from '../exchange/index.js';
+import { TIERS } from '../exchange/index.js';
 import { MarketConfig } from '../market/index.js';
 import { RunnerConfig } from '../runner/config.js';
 import { ExecutorConfig } from '../executor/config.js';
@@ -64,8 +64,10 @@ export const BotConfig = Type.Object(
         /** REST counter points the client never uses, for calls it cannot see. */
         rest_headroom: Type.Number({ minimum: 0, default: 1 }),
         /**
-         * The key's nonce window as set at the exchange (nonce units, i.e. ms for our nonces); 0 =
-         * none. With one of at least 64, nonces come from blocks taken ahead (NonceBlockSource).
+         * The key's nonce window as set at the exchange (nonce units, i.e. ms for our nonces).
+         * 0 = none: the key's private calls go one at a time, so they arrive in nonce order, and
+         * the roles must share one process (`makerd run`). Set (the same as at the exchange):
+         * they overlap, from any number of processes.
          */
         nonce_window: Type.Integer({ minimum: 0, default: 0 }),
         credentials: Type.Union([EnvCredentials, SimulatorCredentials], {
@@ -139,13 +141,6 @@ const ENV_OVERRIDES: ReadonlyArray<
 export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): BotSettings {
   const withEnv = applyEnv(raw, env);
   const base = parseWithSchema(BotConfig, withEnv, '');
-  const window = base.exchange.nonce_window;
-  if (window > 0 && window < MIN_BLOCK_WINDOW) {
-    throw new InvalidInputError(
-      'exchange.nonce_window',
-      `must be 0 (the key has no window) or at least ${MIN_BLOCK_WINDOW}, got ${window}`,
-    );
-  }
   return {
     ...base,
     market: parseWithSchema(MarketConfig, base.market, 'market'),

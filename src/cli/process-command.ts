@@ -1,8 +1,9 @@
-import { errorMessage, systemClock, within } from '../core/index.js';
+import { errorMessage, InvalidInputError, systemClock, within } from '../core/index.js';
 import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { registerBaseMetrics } from './base-metrics.js';
 import { startExecutorRole, type ExecutorRole } from './executor-role.js';
 import { startProcessHttp } from './process-http.js';
+import type { BotSettings } from './bot-config.js';
 import { openRoleBase, type RoleBase } from './role-base.js';
 import {
   builtInStrategies,
@@ -16,6 +17,7 @@ import { runnerStatus } from './runner-status.js';
 import { logShutdown, startSupervisorRole, type SupervisorRole } from './supervisor-role.js';
 
 export type RoleName = 'runner' | 'executor' | 'supervisor';
+const ALL_ROLES: readonly RoleName[] = ['runner', 'executor', 'supervisor'];
 
 /** How long the runner and the executor each get to stop before the supervisor cancels anyway. */
 const ROLE_STOP_MS = 5_000;
@@ -64,11 +66,9 @@ export async function runRoles(
   options: RunOptions,
 ): Promise<void> {
   const { settings, log } = ctx;
+  refuseSplitWithoutWindow(settings, roles);
   const registry = createMetricsRegistry();
-  const base = await openRoleBase(settings, {
-    configDir: ctx.configDir,
-    log: log.child({ component: 'client' }),
-  });
+  const base = await openRoleBase(settings, { configDir: ctx.configDir });
   const parts = { settings, log, registry, configDir: ctx.configDir, base };
   let executor: ExecutorRole | undefined;
   let runner: RunnerRole | undefined;
@@ -139,6 +139,21 @@ export async function runRoles(
     await http?.close();
     await base.close();
   }
+}
+
+/**
+ * A key without a nonce window takes its private calls one at a time, which one client can do
+ * and several processes cannot: their requests would reach the exchange out of nonce order and be
+ * refused (enough refusals lock the key out). Refused before anything is opened.
+ */
+function refuseSplitWithoutWindow(settings: BotSettings, roles: readonly RoleName[]): void {
+  const together = ALL_ROLES.every((role) => roles.includes(role));
+  if (together || settings.exchange.nonce_window > 0) return;
+  throw new InvalidInputError(
+    'exchange.nonce_window',
+    'is 0, but requests from separate processes reach the exchange out of nonce order; set ' +
+      "the key's nonce window at the exchange and the same value here, or run 'makerd run'",
+  );
 }
 
 /** Waits for a role to stop, at most `ms`; past it, says so and goes on. */

@@ -1,13 +1,11 @@
 import { Redis } from 'ioredis';
 import { ControlFlags, IntentBus } from '../bus/index.js';
-import { silentLog, systemClock, type Clock, type Log, type PairInfo } from '../core/index.js';
+import { systemClock, type Clock, type PairInfo } from '../core/index.js';
 import {
-  NonceBlockSource,
   RedisNonceSource,
   SpotClient,
   nonceKeyFor,
   type CredentialsInput,
-  type NonceSource,
 } from '../exchange/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
@@ -23,8 +21,6 @@ export interface RoleBaseParts {
    * and one nonce stream for the key. Its opener closes it; without one a role opens its own.
    */
   readonly base?: RoleBase;
-  /** Where the key's client reports what the operator must act on (nonce blocks given up). */
-  readonly log?: Log;
 }
 
 /** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
@@ -43,43 +39,25 @@ export interface RoleBase {
   close(): Promise<void>;
 }
 
-/** The key's client, with nonces from Redis shared by every process on the key (DESIGN.md §3.3). */
+/**
+ * The key's client, with nonces from Redis shared by every process on the key (DESIGN.md §3.3),
+ * each taken as its request is signed. Without a nonce window the client sends the key's private
+ * calls one at a time, so they arrive in nonce order; with one they overlap within it.
+ */
 export function keyClient(
   settings: BotSettings,
   redis: Redis,
   credentials: CredentialsInput,
   clock: Clock,
-  log: Log = silentLog,
 ): SpotClient {
   return new SpotClient({
     baseUrl: settings.exchange.url,
     credentials,
     tier: settings.exchange.tier,
     restHeadroom: settings.exchange.rest_headroom,
-    nonceSource: keyNonces(settings, redis, credentials.apiKey, clock, log),
+    nonceSource: new RedisNonceSource({ redis, key: nonceKeyFor(credentials.apiKey), clock }),
+    nonceWindow: settings.exchange.nonce_window,
     clock,
-  });
-}
-
-/**
- * The key's nonces: taken at signing from the shared sequence, or, when the key has a nonce
- * window at the exchange, from blocks of it taken ahead, which keeps Redis off the way to the wire.
- */
-function keyNonces(
-  settings: BotSettings,
-  redis: Redis,
-  apiKey: string,
-  clock: Clock,
-  log: Log,
-): NonceSource {
-  const shared = new RedisNonceSource({ redis, key: nonceKeyFor(apiKey), clock });
-  const window = settings.exchange.nonce_window;
-  if (window === 0) return shared;
-  return new NonceBlockSource({
-    shared,
-    window,
-    clock,
-    onGiveUp: (reason) => log.error({ nonce_window: window }, `nonce blocks given up: ${reason}`),
   });
 }
 
@@ -98,7 +76,7 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
   try {
     await redis.connect();
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
-    const client = keyClient(settings, redis, credentials, clock, parts.log);
+    const client = keyClient(settings, redis, credentials, clock);
     opened.push(client);
     const pairs = await loadPairs(
       client,

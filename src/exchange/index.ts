@@ -40,5 +40,4 @@ export {
   type SigningInput,
 } from './signing/signers.js';
 export { HttpTransport } from './transport/http-transport.js';
-export { DirectTransport, type DirectTransportOptions } from './transport/direct-transport.js';
 export { DEFAULT_USER_AGENT, type TransportOptions } from './transport/types.js';

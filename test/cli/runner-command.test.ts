@@ -34,6 +34,8 @@ describe('makerd runner', () => {
           exchange: {
             url: banner.url,
             tier: 'starter',
+            // The paper key's window in sim.yaml: a runner alone shares the key with other processes.
+            nonce_window: 5000,
             credentials: { from: 'simulator', account: 'paper-key', sim_config: SIM_YAML },
           },
           redis: { url: REDIS_URL, prefix },

@@ -40,6 +40,8 @@ describe('makerd supervisor, halt, resume', () => {
       stringify({
         exchange: {
           url: sim.url,
+          // The key's window: a supervisor alone shares the key with processes elsewhere.
+          nonce_window: 10_000,
           credentials: { from: 'env', key_env: 'TEST_KEY', secret_env: 'TEST_SECRET' },
         },
         redis: { url: REDIS_URL, prefix },

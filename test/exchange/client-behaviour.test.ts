@@ -20,12 +20,10 @@ import {
   PairRulesBook,
   RequestTimeoutError,
   SpotClient,
-  spotSigner,
   ThrottledError,
   TickSizeCheckFailedError,
   TransportError,
   endpoints,
-  type SigningInput,
 } from '../../src/index.js';
 import { closedPort, clientFor, recordSigned, settle, until } from '../support/client-for.js';
 import { newSecret, startFakeExchange, type FakeExchange } from '../support/fake-exchange.js';
@@ -317,49 +315,22 @@ void describe('warnings and pre-flight checks', () => {
     );
   });
 
-  void it("rehearse runs a call's checks and signing with no nonce taken and nothing sent", async () => {
+  void it("call() runs the endpoint's checks: nothing signed, sent or drawn from the nonces", async () => {
     const floor = Date.now() + 3_600_000;
-    const signedInputs: SigningInput[] = [];
     const c = client({
       pairRules: PairRulesBook.fromAssetPairs({ XXBTZUSD: XBTUSD_ENTRY }),
       nonceSource: new InProcessNonceSource({ floor }),
-      signers: {
-        spot: {
-          sign: (input, credentials) => {
-            signedInputs.push(input);
-            return spotSigner.sign(input, credentials);
-          },
-        },
-      },
     });
     const order = { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', volume: '0.01' } as const;
     const channel = recordSigned();
-    c.rehearse(endpoints.addOrder, { ...order, price: '37000.1' });
-    assert.deepEqual(
-      signedInputs.map((i) => [i.path, i.nonce, i.body]),
-      [
-        [
-          '/0/private/AddOrder',
-          '0',
-          'nonce=0&pair=XBTUSD&type=buy&ordertype=limit&volume=0.01&price=37000.1',
-        ],
-      ],
-      'signed as the call would be, with nonce 0',
-    );
-    assert.throws(
-      () => c.rehearse(endpoints.addOrder, { ...order, price: '37000.05' }),
-      TickSizeCheckFailedError,
-    );
-    assert.throws(
-      () => c.rehearse(endpoints.futuresAcceptRfqOffer, { rfqUid: 'r' }),
-      /bidAccepted\/askAccepted: exactly one of them must be given/,
-    );
     // The generic call() holds an order to the pair's rules as the named methods do.
-    const err = await rejection(c.call(endpoints.addOrder, { ...order, price: '37000.05' }));
-    assert.ok(err instanceof TickSizeCheckFailedError, String(err));
+    const offTick = await rejection(c.call(endpoints.addOrder, { ...order, price: '37000.05' }));
+    assert.ok(offTick instanceof TickSizeCheckFailedError, String(offTick));
+    const oneSided = await rejection(c.call(endpoints.futuresAcceptRfqOffer, { rfqUid: 'r' }));
+    assert.match(String(oneSided), /bidAccepted\/askAccepted: exactly one of them must be given/);
     channel.stop();
     assert.equal(ex.requests.length, 0, 'nothing crossed the wire');
-    assert.deepEqual(channel.messages, [], 'no rehearsal reported as a signed call');
+    assert.deepEqual(channel.messages, [], 'nothing signed');
     await c.addOrder({ ...order, price: '37000.1' });
     assert.equal(ex.requestsFor('AddOrder')[0]?.nonce, String(floor + 1), 'no nonce was taken');
   });

@@ -17,10 +17,6 @@ import {
   PermissionDeniedError,
   type SpotClient,
 } from '../../src/index.js';
-import {
-  writtenChannel,
-  type WrittenMessage,
-} from '../../src/exchange/transport/direct-connection.js';
 import { clientFor, recordSigned } from '../support/client-for.js';
 import {
   newSecret,
@@ -149,76 +145,21 @@ void describe('form POST', () => {
     }
   });
 
-  void it('order entry is written by the direct transport, reads by undici; `shared` sends both by undici', async () => {
-    const direct: string[] = [];
-    const pooled: string[] = [];
-    const onDirect = (m: unknown): void => void direct.push((m as WrittenMessage).endpoint);
-    const onPooled = (m: unknown): void =>
-      void pooled.push((m as { request: { path: string } }).request.path);
-    diagnostics.subscribe(writtenChannel.name, onDirect);
-    diagnostics.subscribe('undici:client:sendHeaders', onPooled);
+  void it('order entry and reads alike go out through undici', async () => {
+    const sent: string[] = [];
+    const onSent = (m: unknown): void =>
+      void sent.push((m as { request: { path: string } }).request.path);
+    diagnostics.subscribe('undici:client:sendHeaders', onSent);
     try {
       const c = client();
       await c.addOrder(LIMIT_BUY);
       await c.balance();
-      assert.deepEqual(direct, ['AddOrder']);
-      assert.deepEqual(pooled, ['/0/private/Balance']);
-      const shared = client({ orderEntry: 'shared' });
-      await shared.addOrder(LIMIT_BUY);
-      assert.deepEqual(direct, ['AddOrder'], 'nothing more on the direct transport');
-      assert.deepEqual(pooled, ['/0/private/Balance', '/0/private/AddOrder']);
-      assert.equal(ex.requestsFor('AddOrder').length, 2);
-      for (const r of ex.requestsFor('AddOrder')) assertAccepted(r);
+      await c.time();
+      assert.deepEqual(sent, ['/0/private/AddOrder', '/0/private/Balance', '/0/public/Time']);
+      assertAccepted(only('AddOrder'));
     } finally {
-      diagnostics.unsubscribe(writtenChannel.name, onDirect);
-      diagnostics.unsubscribe('undici:client:sendHeaders', onPooled);
+      diagnostics.unsubscribe('undici:client:sendHeaders', onSent);
     }
-  });
-
-  void it('a gate holds the request until it resolves; a rejected gate sends nothing', async () => {
-    const c = client();
-    const order = LIMIT_BUY;
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const pending = c.addOrder(order, { gate });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(ex.requestsFor('AddOrder').length, 0, 'nothing sent while the gate is shut');
-    open();
-    await pending;
-    assert.equal(ex.requestsFor('AddOrder').length, 1);
-
-    const journalFailed = new Error('journal write failed');
-    await assert.rejects(c.addOrder(order, { gate: Promise.reject(journalFailed) }), (err) => {
-      assert.equal(err, journalFailed);
-      return true;
-    });
-    assert.equal(ex.requestsFor('AddOrder').length, 1, 'the second order never left');
-  });
-
-  void it('onSigned runs once per call, after its gate and before the request leaves', async () => {
-    const c = client();
-    const order = LIMIT_BUY;
-    const seen: number[] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const pending = c.addOrder(order, {
-      gate,
-      onSigned: () => seen.push(ex.requestsFor('AddOrder').length),
-    });
-    await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(seen, [], 'not signed while the gate is shut');
-    open();
-    await pending;
-    assert.deepEqual(seen, [0], 'signed once, before the exchange had the request');
-
-    const refused: string[] = [];
-    await assert.rejects(
-      c.addOrder(order, {
-        gate: Promise.reject(new Error('no')),
-        onSigned: () => refused.push('x'),
-      }),
-    );
-    assert.deepEqual(refused, [], 'a call stopped at its gate is never signed');
   });
 
   void it('sends non-ASCII form values percent-encoded as UTF-8', async () => {
@@ -493,18 +434,6 @@ void describe('futures and custody', () => {
     assert.equal(r.headers['api-key'], ex.keys.custody.apiKey);
     assert.equal(r.headers['api-nonce'], r.nonce);
     assert.deepEqual(res.result, [method]);
-  });
-});
-
-void describe('warm()', () => {
-  void it('signs nothing that is sent and takes no nonce', async () => {
-    const floor = Date.now() + 3_600_000;
-    const c = client({ nonceSource: new InProcessNonceSource({ floor }) });
-    c.warm();
-    c.warm();
-    assert.equal(ex.requests.length, 0, 'nothing crossed the wire');
-    await c.balance();
-    assert.equal(only('Balance').nonce, String(floor + 1), 'the first call has the first nonce');
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Two processes on one API key, sharing a RedisNonceSource, each firing hundreds of concurrent
- * private calls at one fake exchange (real Redis, real HTTP on loopback). The exchange's nonce
- * window tolerates arrivals out of order between the processes; what must hold is that no nonce
- * is ever used twice and that each process signs its nonces in increasing order.
+ * private calls at one fake exchange (real Redis, real HTTP on loopback). The key's nonce window,
+ * declared to both clients, lets their calls overlap and tolerates arrivals out of order between
+ * the processes; what must hold is that no nonce is ever used twice and that each process signs
+ * its nonces in increasing order.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
@@ -18,6 +19,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('../support/nonce-client-worker.ts', import.meta.url));
 const PER_PROCESS = 300;
+/** Large enough for any out-of-order arrival between two processes within the test. */
+const NONCE_WINDOW = 1_000_000;
 
 interface WorkerReport {
   readonly pid: number;
@@ -35,8 +38,7 @@ void describe('nonces under concurrency across processes', () => {
   const children: Child[] = [];
 
   before(async () => {
-    // Large enough for any out-of-order arrival between two processes within the test.
-    ex = await startFakeExchange({ nonceWindow: 1_000_000 });
+    ex = await startFakeExchange({ nonceWindow: NONCE_WINDOW });
     redis = new Redis(REDIS_URL);
     nonceKey = `makerd:test:nonce-concurrency:${randomUUID()}`;
   });
@@ -57,6 +59,7 @@ void describe('nonces under concurrency across processes', () => {
         API_KEY: ex.keys.spot.apiKey,
         API_SECRET: ex.keys.spot.apiSecret,
         NONCE_KEY: nonceKey,
+        NONCE_WINDOW: String(NONCE_WINDOW),
         COUNT: String(PER_PROCESS),
         REDIS_URL,
       },

@@ -1,7 +1,7 @@
 /**
  * One of several processes signing with the same API key through a shared RedisNonceSource:
  * `node --import tsx nonce-client-worker.ts`, configured by environment (never argv, which other
- * users can read): FAKE_URL, API_KEY, API_SECRET, NONCE_KEY, COUNT, REDIS_URL.
+ * users can read): FAKE_URL, API_KEY, API_SECRET, NONCE_KEY, NONCE_WINDOW, COUNT, REDIS_URL.
  *
  * It builds its client, prints `ready`, waits for a line on stdin (so the parent can release all
  * workers at once), fires COUNT concurrent balance() calls, and prints one JSON line: the nonces in
@@ -28,6 +28,7 @@ const client = new SpotClient({
   baseUrl: env('FAKE_URL'),
   credentials: { apiKey: env('API_KEY'), apiSecret: env('API_SECRET') },
   nonceSource: new RedisNonceSource({ redis, key: env('NONCE_KEY') }),
+  nonceWindow: Number(env('NONCE_WINDOW')),
   restLimiter: false,
   transport: { connectionsPerOrigin: 32 },
   retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 },

@@ -21,6 +21,7 @@ import type { RequestSigner } from '../signing/signers.js';
 import { encodeForm, encodeJson } from '../transport/encode.js';
 import type { HttpResponse, Transport } from '../transport/types.js';
 import type { KeyGuard } from './key-guard.js';
+import type { KeyTurns, TurnClass } from './key-turns.js';
 import {
   responseChannel,
   signedChannel,
@@ -43,24 +44,6 @@ export interface CallOptions {
   readonly extraParams?: Readonly<Record<string, string | number | boolean>>;
   /** Fail with BudgetWaitTooLongError rather than wait longer for REST budget. */
   readonly maxBudgetWaitMs?: number;
-  /**
-   * Awaited after the nonce is taken and before the request is signed and sent; if it rejects,
-   * the call fails with that error and nothing is sent. The executor passes its write-ahead
-   * journal: issued on the nonce's Redis connection just before, it has landed by the time the
-   * nonce comes back, so the record is in Redis before the order leaves, at no extra round trip.
-   */
-  readonly gate?: PromiseLike<unknown>;
-  /**
-   * Called once the request is signed, right before it is handed to the transport. A callback
-   * rather than the diagnostics channel, which cannot tell concurrent calls apart without
-   * AsyncLocalStorage (whose promise hooks slow every await in the process on Node 20).
-   */
-  readonly onSigned?: () => void;
-  /**
-   * Called once the request, body included, has been written to the socket: where the executor
-   * stamps tick-to-wire. Not called for a request never written (refused before, or aborted).
-   */
-  readonly onWritten?: () => void;
 }
 
 export interface RetryPolicy {
@@ -74,14 +57,17 @@ export interface FamilyAuth {
   readonly credentials: Credentials | undefined;
   readonly signer: RequestSigner;
   readonly nonces: NonceSource;
+  /**
+   * The key's turns when it has no nonce window (one signed call on the wire at a time, so its
+   * nonces arrive in order); undefined when a window lets calls overlap.
+   */
+  readonly turns: KeyTurns | undefined;
 }
 
 export interface PipelineParts {
   readonly urls: Readonly<Record<Family, string>>;
   readonly auth: Readonly<Record<Exclude<Family, 'public'>, FamilyAuth>>;
   readonly transport: Transport;
-  /** Order entry's transport: its own (DirectTransport, written at once) or `transport`. */
-  readonly orderEntry: Transport;
   readonly limiter: RestLimiter | undefined;
   /** The pairs' order rules that order entry's checks hold orders to (none: left to the exchange). */
   readonly pairRules: PairRulesBook | undefined;
@@ -99,21 +85,10 @@ interface Prepared {
   readonly body: string | undefined;
 }
 
-/** What warm() signs: the shape of an order entry's body, never sent. */
-const WARM_PATH = '/0/private/EditOrder';
-const WARM_BODY = {
-  nonce: 0,
-  txid: 'OWARM0-WARM0-WARM00',
-  pair: 'XXBTZUSD',
-  volume: '0.01',
-  price: '50000.0',
-  userref: 16_777_216,
-  deadline: '2026-01-01T00:00:00.000Z',
-};
-
 /**
  * One call from request object to typed result. Order of work matters: budget first, then the
- * nonce, then signing and sending at once (DESIGN.md §3.3: a nonce drawn early is overtaken).
+ * key's turn, then the nonce, then signing and sending at once (DESIGN.md §3.3: a nonce drawn
+ * early is overtaken).
  */
 export class CallPipeline {
   readonly #p: PipelineParts;
@@ -162,15 +137,7 @@ export class CallPipeline {
           });
         }
       }
-      const prepared = await this.#prepare(ep, req, opts);
-      const transport = ep.kind === 'order-entry' ? this.#p.orderEntry : this.#p.transport;
-      const res = await transport.send({
-        ...prepared,
-        endpoint: ep.name,
-        signal: opts.signal,
-        binary: ep.binary,
-        onWritten: opts.onWritten,
-      });
+      const res = await this.#exchange(ep, req, opts);
       traceId = res.traceId;
       const unwrapped = this.#unwrap(ep, res);
       const result = ep.decode(unwrapped.result, res.traceId);
@@ -184,6 +151,31 @@ export class CallPipeline {
       if (ep.family === 'private') this.#observeFailure(err);
       publishResponse(ep, started, traceId ?? (err as { traceId?: string }).traceId, codeOf(err));
       throw err;
+    }
+  }
+
+  /**
+   * The request signed and sent, its answer read. A signed call of a key without a nonce window
+   * waits for the key's turn before it draws its nonce and keeps it until the exchange is over,
+   * answered or failed, so its nonce cannot be overtaken on the way.
+   */
+  async #exchange<Req, Res>(
+    ep: Endpoint<Req, Res>,
+    req: Req,
+    opts: CallOptions,
+  ): Promise<HttpResponse> {
+    const turns = ep.family === 'public' ? undefined : this.#p.auth[ep.family].turns;
+    const release = await turns?.take(turnClass(ep, opts), opts.signal);
+    try {
+      const prepared = await this.#prepare(ep, req, opts);
+      return await this.#p.transport.send({
+        ...prepared,
+        endpoint: ep.name,
+        signal: opts.signal,
+        binary: ep.binary,
+      });
+    } finally {
+      release?.();
     }
   }
 
@@ -202,15 +194,13 @@ export class CallPipeline {
     const credentials = auth.credentials;
     if (credentials === undefined) throw new MissingCredentialsError(ep.family, ep.name);
     const nonceNumber = await auth.nonces.next();
-    if (opts.gate !== undefined) await opts.gate;
     const nonce = String(nonceNumber);
     const prepared = this.#signed(ep, req, opts.extraParams, auth, credentials, nonceNumber, nonce);
-    opts.onSigned?.();
     signedChannel.publish({ endpoint: ep.name, family: ep.family, nonce } satisfies SignedMessage);
     return prepared;
   }
 
-  /** A signed call's request, for the nonce given: the one way a real call and a rehearsal go. */
+  /** A signed call's request, for the nonce given. */
   #signed<Req, Res>(
     ep: Endpoint<Req, Res>,
     req: Req,
@@ -254,36 +244,6 @@ export class CallPipeline {
     };
   }
 
-  /**
-   * Runs a call's way up to the wire without sending it: its checks, and for a signed call its
-   * body's encoding and signature with nonce 0 (none is taken; nothing is sent or kept). For a
-   * process's first orders to run on compiled code: the executor rehearses each order-entry
-   * endpoint before a pair's first order. Throws what the checks throw.
-   */
-  rehearse<Req, Res>(ep: Endpoint<Req, Res>, req: Req): void {
-    ep.check?.(req, this.#p.pairRules);
-    if (ep.family === 'public') return;
-    const auth = this.#p.auth[ep.family];
-    if (auth.credentials === undefined) return;
-    this.#signed(ep, req, undefined, auth, auth.credentials, 0, '0');
-  }
-
-  /**
-   * Runs the private signing path on a throwaway body: no nonce is taken and nothing is sent or
-   * kept. For a caller that knows when its next private call goes (the executor, at a ratecount
-   * due): run just before, it leaves the code and the key in the CPU's caches, where signing
-   * takes a fraction of its cold time (here ~0.03 ms against ~0.13 ms after a few ms idle).
-   */
-  warm(): void {
-    const auth = this.#p.auth.private;
-    if (auth.credentials === undefined) return;
-    const body = encodeForm(WARM_BODY);
-    auth.signer.sign(
-      { method: 'POST', path: WARM_PATH, query: '', body, nonce: '0' },
-      auth.credentials,
-    );
-  }
-
   #unwrap<Req, Res>(ep: Endpoint<Req, Res>, res: HttpResponse): Unwrapped {
     if (ep.envelope === 'futures') return unwrapFutures(res.status, res.body, ep.name, res.traceId);
     if (ep.envelope === 'custody') return unwrapCustody(res.status, res.body, ep.name, res.traceId);
@@ -315,7 +275,6 @@ export class CallPipeline {
 
   #observeFailure(err: unknown): void {
     this.#p.keyGuard.observe(err);
-    if (err instanceof InvalidNonceError) this.#p.auth.private.nonces.rejected?.();
     const limiter = this.#p.limiter;
     if (limiter === undefined) return;
     if (err instanceof ThrottledError) {
@@ -330,6 +289,15 @@ export class CallPipeline {
     const cap = Math.min(this.#p.retry.maxDelayMs, this.#p.retry.baseDelayMs * 2 ** (attempt - 1));
     return Math.floor(this.#p.random() * cap);
   }
+}
+
+/** Where a signed call waits in its key's line: heartbeats and CancelAll, order entry, the rest. */
+function turnClass(
+  ep: { readonly kind: Endpoint<unknown, unknown>['kind'] },
+  opts: CallOptions,
+): TurnClass {
+  if (opts.priority === 'high') return 'high';
+  return ep.kind === 'order-entry' ? 'order-entry' : 'other';
 }
 
 /**

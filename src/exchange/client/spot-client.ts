@@ -13,7 +13,6 @@ import {
   spotSigner,
   type RequestSigner,
 } from '../signing/signers.js';
-import { DirectTransport } from '../transport/direct-transport.js';
 import { HttpTransport } from '../transport/http-transport.js';
 import type { TransportOptions } from '../transport/types.js';
 import {
@@ -23,6 +22,7 @@ import {
   type RetryPolicy,
 } from './call-pipeline.js';
 import { KeyGuard } from './key-guard.js';
+import { KeyTurns } from './key-turns.js';
 
 export interface SpotClientOptions {
   /** The API host without the `/0` prefix, e.g. `https://api.example.com` or the simulator's URL. */
@@ -38,14 +38,17 @@ export interface SpotClientOptions {
   readonly nonceSource?: NonceSource;
   readonly futuresNonceSource?: NonceSource;
   readonly custodyNonceSource?: NonceSource;
-  readonly clock?: Clock;
-  readonly transport?: TransportOptions | HttpTransport;
   /**
-   * How order entry (AddOrder, EditOrder, the cancels) goes out: `direct` (default) writes each
-   * order on its socket in the call that sends it, over connections kept warm (DirectTransport);
-   * `shared` sends it through `transport` like every other call.
+   * The spot key's nonce window as set at the exchange, in ms (our nonces count milliseconds).
+   * 0 (default): the key's private calls go one at a time, each drawing its nonce once the one
+   * before has been answered, so the exchange never sees them out of order. Above 0: they
+   * overlap, and may arrive out of order within the window. Futures and custody keys, whose
+   * documents declare no window, always go one at a time.
    */
-  readonly orderEntry?: 'direct' | 'shared';
+  readonly nonceWindow?: number;
+  readonly clock?: Clock;
+  /** The HTTP settings (timeouts, connections, user agent), or a transport of the caller's. */
+  readonly transport?: TransportOptions | HttpTransport;
   readonly retry?: Partial<RetryPolicy>;
   /** Points of the REST counter never used. */
   readonly restHeadroom?: number;
@@ -75,8 +78,6 @@ type Q<Ep> = Ep extends Endpoint<infer Req, infer _S> ? Req : never;
 export class SpotClient {
   readonly #pipeline: CallPipeline;
   readonly #transport: HttpTransport;
-  readonly #orderEntry: DirectTransport | undefined;
-  readonly #privateUrl: string;
   readonly #ownsTransport: boolean;
   readonly #keyGuard: KeyGuard;
   readonly limiter: RestLimiter | undefined;
@@ -88,6 +89,7 @@ export class SpotClient {
     const futuresUrl =
       options.futuresUrl === undefined ? baseUrl : checkUrl(options.futuresUrl, 'futuresUrl');
     this.tier = parseTier(options.tier ?? 'starter');
+    const nonceWindow = checkNonceWindow(options.nonceWindow ?? 0);
     this.limiter =
       options.restLimiter === false
         ? undefined
@@ -99,11 +101,6 @@ export class SpotClient {
       options.transport instanceof HttpTransport
         ? options.transport
         : new HttpTransport(options.transport);
-    this.#orderEntry =
-      options.orderEntry === 'shared'
-        ? undefined
-        : new DirectTransport(options.transport instanceof HttpTransport ? {} : options.transport);
-    this.#privateUrl = baseUrl;
     const urls: Record<Family, string> = {
       public: baseUrl,
       private: baseUrl,
@@ -117,20 +114,22 @@ export class SpotClient {
           credentials: credentialsOf(options.credentials, 'credentials'),
           signer: options.signers?.spot ?? spotSigner,
           nonces: options.nonceSource ?? new InProcessNonceSource({ clock }),
+          turns: nonceWindow === 0 ? new KeyTurns() : undefined,
         },
         futures: {
           credentials: credentialsOf(options.futuresCredentials, 'futuresCredentials'),
           signer: options.signers?.futures ?? futuresSigner,
           nonces: options.futuresNonceSource ?? new InProcessNonceSource({ clock }),
+          turns: new KeyTurns(),
         },
         custody: {
           credentials: credentialsOf(options.custodyCredentials, 'custodyCredentials'),
           signer: options.signers?.custody ?? custodySigner,
           nonces: options.custodyNonceSource ?? new InProcessNonceSource({ clock }),
+          turns: new KeyTurns(),
         },
       },
       transport: this.#transport,
-      orderEntry: this.#orderEntry ?? this.#transport,
       limiter: this.limiter,
       pairRules: options.pairRules,
       keyGuard: this.#keyGuard,
@@ -150,35 +149,13 @@ export class SpotClient {
     return this.#pipeline.call(endpoint, req, opts);
   }
 
-  /**
-   * Runs a call's checks, encoding and signing without a nonce or a send (CallPipeline.rehearse):
-   * before a process's first orders, so they run on compiled code.
-   */
-  rehearse<Req, Out>(endpoint: Endpoint<Req, Out>, req: Req): void {
-    this.#pipeline.rehearse(endpoint, req);
-  }
-
-  /** Signs a throwaway body, nothing sent and no nonce taken, to warm the way (CallPipeline.warm). */
-  warm(): void {
-    this.#pipeline.warm();
-  }
-
   /** After fixing a rejected key: allow private calls again. */
   resetKeyGuard(): void {
     this.#keyGuard.reset();
   }
 
   async close(): Promise<void> {
-    await this.#orderEntry?.close();
     if (this.#ownsTransport) await this.#transport.close();
-  }
-
-  /**
-   * Opens order entry's connections to the exchange now and keeps `connections` of them ready from
-   * then on (default two), so orders do not wait for one to be made. Nothing is sent.
-   */
-  async preconnect(connections?: number): Promise<void> {
-    await this.#orderEntry?.preconnect(this.#privateUrl, connections);
   }
 
   // ---- public market data ----
@@ -384,6 +361,16 @@ function checkUrl(value: string, field: string): string {
     throw new InvalidInputError(field, `must be http or https, got ${url.protocol}`);
   }
   return value.replace(/\/+$/, '');
+}
+
+function checkNonceWindow(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidInputError(
+      'nonceWindow',
+      `must be a non-negative integer of milliseconds, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 function credentialsOf(

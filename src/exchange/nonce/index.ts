@@ -7,4 +7,3 @@ export {
 } from './nonce-source.js';
 export { InProcessNonceSource, type InProcessNonceSourceOptions } from './in-process.js';
 export { RedisNonceSource, type RedisNonceSourceOptions, nonceKeyFor } from './redis.js';
-export { MIN_BLOCK_WINDOW, NonceBlockSource, type NonceBlockSourceOptions } from './blocks.js';

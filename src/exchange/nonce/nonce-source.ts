@@ -19,11 +19,6 @@ import { MakerdError, type Clock } from '../../core/index.js';
 export interface NonceSource {
   /** The next nonce for the key: a safe unsigned integer above every nonce handed out before. */
   next(): Promise<number>;
-  /**
-   * The exchange answered EAPI:Invalid nonce to a request signed with one of ours: a source that
-   * hands out nonces ahead of signing (NonceBlockSource) stops doing so.
-   */
-  rejected?(): void;
   /** Releases resources the source owns; sources that own none omit it. */
   close?(): Promise<void>;
 }

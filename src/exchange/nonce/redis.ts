@@ -17,8 +17,6 @@ export function nonceKeyFor(apiKey: string): string {
 /*
  * next = max(now_ms, last + 1), stored and returned in one script, which Redis runs atomically:
  * no other client's read or write can fall between the read of `last` and the write of `next`.
- * ARGV[2] (a count, default 1) takes a block: next … next + count - 1 are handed out and the last
- * of them stored, for a source that signs within the key's nonce window (NonceBlockSource).
  *
  * Lua numbers are doubles. Every value that enters is checked to be a string of at most 16 digits
  * not above 2^53 - 1, where doubles count in exact steps of one. Values are stored and returned as
@@ -34,7 +32,6 @@ if not safe(ARGV[1]) then
   return redis.error_reply('MAKERD_NONCE_CLOCK ' .. string.sub(tostring(ARGV[1]), 1, 40))
 end
 local nextv = tonumber(ARGV[1])
-local count = tonumber(ARGV[2] or '1')
 local stored = redis.pcall('GET', KEYS[1])
 if type(stored) == 'table' then
   return redis.error_reply('MAKERD_NONCE_CORRUPT a ' .. redis.call('TYPE', KEYS[1]).ok .. ' value')
@@ -51,11 +48,9 @@ if stored then
     nextv = last + 1
   end
 end
-if nextv + count - 1 > max then
-  return redis.error_reply('MAKERD_NONCE_EXHAUSTED "' .. string.format('%.0f', nextv) .. '"')
-end
-redis.call('SET', KEYS[1], string.format('%.0f', nextv + count - 1))
-return string.format('%.0f', nextv)
+local out = string.format('%.0f', nextv)
+redis.call('SET', KEYS[1], out)
+return out
 `;
 
 const SCRIPT_ERROR = /^MAKERD_NONCE_(CLOCK|CORRUPT|EXHAUSTED) (.*)$/s;
@@ -105,22 +100,11 @@ export class RedisNonceSource implements NonceSource {
    * nonce. Redis caches the compiled script by its hash either way; we measured EVAL of this 1 kB
    * script at the same cost per call as EVALSHA on loopback.
    */
-  next(): Promise<number> {
-    return this.block(1);
-  }
-
-  /**
-   * The first of `count` consecutive nonces no other caller gets (one command, so the ordering
-   * described at next() holds for blocks too).
-   */
-  async block(count: number): Promise<number> {
-    if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) {
-      throw new InvalidInputError('count', `must be an integer from 1 to 1000000, got ${count}`);
-    }
+  async next(): Promise<number> {
     const now = clockMillis(this.#clock);
     let reply: unknown;
     try {
-      reply = await this.#redis.eval(SCRIPT, 1, this.#key, String(now), String(count));
+      reply = await this.#redis.eval(SCRIPT, 1, this.#key, String(now));
     } catch (err) {
       throw scriptError(err, this.#key);
     }

@@ -16,14 +16,10 @@ import {
 } from './types.js';
 
 /**
- * Every call but order entry (which has DirectTransport): undici's keep-alive pool per origin with
- * explicit timeouts, mapping every failure to a TransportError that says whether the exchange may
- * have seen the request. Statuses are returned, not judged: each exchange family has its own
- * error bodies.
- *
- * Requests are dispatched with a handler of our own that gathers the body as it comes, rather
- * than through Agent.request(): that path adds a request handler, a body stream and a promise
- * wrapper per call (docs/executor.md, "The transport").
+ * Every call's HTTP: one undici Agent (a keep-alive pool per origin, explicit timeouts) used
+ * through its documented `request()` and body mixins. Every failure becomes a TransportError that
+ * says whether the exchange may have seen the request. Statuses are returned, not judged: each
+ * exchange family has its own error bodies.
  */
 export class HttpTransport implements Transport {
   readonly #agent: Agent;
@@ -37,38 +33,45 @@ export class HttpTransport implements Transport {
       headersTimeout: o.headersTimeoutMs,
       bodyTimeout: o.bodyTimeoutMs,
       keepAliveTimeout: o.keepAliveTimeoutMs,
+      // A server's own keep-alive hint is believed up to this, never longer.
       keepAliveMaxTimeout: 60_000,
       connections: o.connectionsPerOrigin,
-      pipelining: 1,
     });
   }
 
-  send(req: HttpRequest): Promise<HttpResponse> {
-    return new Promise<HttpResponse>((resolve, reject) => {
-      let url: URL;
-      try {
-        url = new URL(req.url);
-      } catch (cause) {
-        reject(mapRequestError(req.endpoint, cause));
-        return;
-      }
-      const signal = req.signal;
-      if (signal?.aborted === true) {
-        reject(mapRequestError(req.endpoint, abortReason(signal)));
-        return;
-      }
-      const handler = new ResponseGatherer(req, resolve, reject);
-      this.#agent.dispatch(
-        {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: req.method,
-          headers: { 'user-agent': this.#userAgent, ...req.headers },
-          body: req.body,
-        },
-        handler,
-      );
-    });
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    // Refused here, nothing was handed to the pool: the exchange cannot have seen it.
+    if (req.signal?.aborted === true) {
+      throw new RequestAbortedError(req.endpoint, req.signal.reason, 'not-sent');
+    }
+    let res: Dispatcher.ResponseData;
+    try {
+      const url = new URL(req.url);
+      res = await this.#agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: { 'user-agent': this.#userAgent, ...req.headers },
+        body: req.body,
+        signal: req.signal,
+      });
+    } catch (cause) {
+      throw mapRequestError(req, cause);
+    }
+    const traceId = firstValue(res.headers['x-trace-id']);
+    const contentType = firstValue(res.headers['content-type']);
+    try {
+      const binary = req.binary === true;
+      return {
+        status: res.statusCode,
+        body: binary ? '' : await res.body.text(),
+        bytes: binary ? new Uint8Array(await res.body.arrayBuffer()) : undefined,
+        traceId,
+        contentType,
+      };
+    } catch (cause) {
+      throw mapBodyError(req.endpoint, cause, traceId);
+    }
   }
 
   async close(): Promise<void> {
@@ -76,107 +79,11 @@ export class HttpTransport implements Transport {
   }
 }
 
-/**
- * One request's handler, in undici's dispatch protocol (the form that is told onRequestSent,
- * right after the body's write): it keeps the status and the two headers we read, gathers the
- * body, and settles the send's promise once, with errors mapped by the phase they came in.
- */
-class ResponseGatherer implements Dispatcher.DispatchHandler {
-  readonly #req: HttpRequest;
-  readonly #resolve: (res: HttpResponse) => void;
-  readonly #reject: (err: TransportError) => void;
-  readonly #chunks: Buffer[] = [];
-  #status = 0;
-  #traceId: string | undefined;
-  #contentType: string | undefined;
-  #headersSeen = false;
-  #settled = false;
-  #unlisten: (() => void) | undefined;
-
-  constructor(
-    req: HttpRequest,
-    resolve: (res: HttpResponse) => void,
-    reject: (err: TransportError) => void,
-  ) {
-    this.#req = req;
-    this.#resolve = resolve;
-    this.#reject = reject;
-  }
-
-  onConnect(abort: (err?: Error) => void): void {
-    const signal = this.#req.signal;
-    if (signal === undefined) return;
-    if (signal.aborted) {
-      abort(abortReason(signal));
-      return;
-    }
-    const onAbort = (): void => abort(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    this.#unlisten = () => signal.removeEventListener('abort', onAbort);
-  }
-
-  onRequestSent(): void {
-    this.#req.onWritten?.();
-  }
-
-  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
-    // 1xx answers come before the real one and carry nothing we read.
-    if (status < 200) return true;
-    this.#status = status;
-    this.#headersSeen = true;
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const name = (rawHeaders[i] as Buffer).toString('latin1').toLowerCase();
-      if (name === 'x-trace-id') this.#traceId ??= (rawHeaders[i + 1] as Buffer).toString('latin1');
-      else if (name === 'content-type')
-        this.#contentType ??= (rawHeaders[i + 1] as Buffer).toString('latin1');
-    }
-    return true;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.#chunks.push(chunk);
-    return true;
-  }
-
-  onComplete(): void {
-    if (this.#settle()) return;
-    const all =
-      this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
-    const binary = this.#req.binary === true;
-    this.#resolve({
-      status: this.#status,
-      body: binary ? '' : all.toString('utf8'),
-      bytes: binary ? new Uint8Array(all.buffer, all.byteOffset, all.byteLength) : undefined,
-      traceId: this.#traceId,
-      contentType: this.#contentType,
-    });
-  }
-
-  onError(err: Error): void {
-    if (this.#settle()) return;
-    const endpoint = this.#req.endpoint;
-    this.#reject(
-      this.#headersSeen
-        ? mapBodyError(endpoint, err, this.#traceId)
-        : mapRequestError(endpoint, err),
-    );
-  }
-
-  /** Marks the request settled; true when it already was. */
-  #settle(): boolean {
-    if (this.#settled) return true;
-    this.#settled = true;
-    this.#unlisten?.();
-    return false;
-  }
+function firstValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
 }
 
-/** What an aborted request fails with: the signal's reason when it is an error, as in request(). */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new undiciErrors.RequestAbortedError();
-}
-
+/** Errors the socket reports before any byte of the request could have left. */
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -185,20 +92,25 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
 ]);
 
-function mapRequestError(endpoint: string, cause: unknown): TransportError {
+/** A failure before the answer's headers: sent or not, by what failed. */
+function mapRequestError(req: HttpRequest, cause: unknown): TransportError {
+  const endpoint = req.endpoint;
   if (cause instanceof undiciErrors.ConnectTimeoutError) return new ConnectError(endpoint, cause);
   if (cause instanceof undiciErrors.HeadersTimeoutError) {
     return new RequestTimeoutError(endpoint, 'headers', cause);
   }
   const code = (cause as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && NOT_SENT_CODES.has(code))
+  if (typeof code === 'string' && NOT_SENT_CODES.has(code)) {
     return new ConnectError(endpoint, cause);
-  if (cause instanceof undiciErrors.RequestAbortedError || isAbort(cause)) {
+  }
+  // The caller's signal: undici rejects with its reason, whatever its type (a string, say).
+  if (req.signal?.aborted === true || cause instanceof undiciErrors.RequestAbortedError) {
     return new RequestAbortedError(endpoint, cause, 'unknown');
   }
   return new ConnectionLostError(endpoint, cause);
 }
 
+/** A failure after the headers came: the exchange saw the request. */
 function mapBodyError(
   endpoint: string,
   cause: unknown,
@@ -208,8 +120,4 @@ function mapBodyError(
     return new RequestTimeoutError(endpoint, 'body', cause, traceId);
   }
   return new BodyBrokenError(endpoint, cause, traceId);
-}
-
-function isAbort(cause: unknown): boolean {
-  return cause instanceof Error && cause.name === 'AbortError';
 }

@@ -1,4 +1,4 @@
-/** What the client asks of a transport, whichever writes the request (http-transport, direct-transport). */
+/** What the client asks of its transport (http-transport), and the transport's settings. */
 
 export interface TransportOptions {
   /** Sent on every request; the exchange requires one. */
@@ -22,8 +22,6 @@ export interface HttpRequest {
   readonly signal?: AbortSignal | undefined;
   /** Read the body as bytes (binary downloads) rather than text. */
   readonly binary?: boolean;
-  /** Called once the request, body included, has been written to the socket. */
-  readonly onWritten?: (() => void) | undefined;
 }
 
 export interface HttpResponse {
@@ -47,7 +45,7 @@ export interface Transport {
 
 export const DEFAULT_USER_AGENT = 'makerd/0.1.0';
 
-/** The options with the defaults both transports use filled in. */
+/** The options with their defaults filled in: the one place the defaults are written. */
 export function transportSettings(options: TransportOptions): Required<TransportOptions> {
   return {
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
