@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { parseWithSchema, systemClock } from '../../src/core/index.js';
+import { ManualClock, parseWithSchema } from '../../src/core/index.js';
 import type { Executor } from '../../src/executor/index.js';
 import { trackerRiskSource } from '../../src/cli/risk-source.js';
 import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
@@ -16,6 +16,9 @@ void describe('Risk limits on the simulator', () => {
   let supervisor: Supervisor;
   const registry = new Registry();
   const logs: LogEntry[] = [];
+  /** The supervisor's: its risk rounds come when the test moves it. */
+  const clock = new ManualClock();
+  let riskReads = 0;
   before(async () => {
     h = await startExecHarness();
     ({ executor } = await h.executor());
@@ -28,6 +31,13 @@ void describe('Risk limits on the simulator', () => {
       await market.addOrder({ pair: 'XBTUSD', type, ordertype: 'limit', price, volume: '1' });
     }
     const client = h.sim.client({ key: h.key });
+    const source = trackerRiskSource({
+      redis: h.redis,
+      prefix: h.prefix,
+      client,
+      pairs: h.pairs,
+      clock,
+    });
     supervisor = new Supervisor({
       client,
       flags: h.flags,
@@ -40,16 +50,16 @@ void describe('Risk limits on the simulator', () => {
         },
         'supervisor',
       ),
-      clock: systemClock,
+      clock,
       log: logCollector(logs),
-      metrics: new SupervisorMetrics(registry, systemClock),
-      risk: trackerRiskSource({
-        redis: h.redis,
-        prefix: h.prefix,
-        client,
-        pairs: h.pairs,
-        clock: systemClock,
-      }),
+      metrics: new SupervisorMetrics(registry, clock),
+      risk: {
+        read: async () => {
+          const inputs = await source.read();
+          riskReads += 1;
+          return inputs;
+        },
+      },
     });
     await supervisor.start();
   });
@@ -66,12 +76,16 @@ void describe('Risk limits on the simulator', () => {
     await until('both quotes on the book', async () =>
       (await h.simOrders()).length === 2 ? true : undefined,
     );
+    await clock.advance(200);
+    await until('a risk round over both quotes', () => riskReads === 2);
     assert.equal(supervisor.status().risk, 'ok');
     const taker = h.sim.client({ key: h.sim.addAccount() });
     await taker.addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
     const filledAt = Date.now();
-    // The executor learns the fill at its next reconciliation (every 30 s by default).
+    // The executor learns the fill at its next reconciliation (every 30 s by default), the
+    // supervisor at its next risk round.
     await executor.pair(BTC)?.reconcile();
+    await clock.advance(200);
     await until('halted', () => (h.flags.current().halted ? true : undefined));
     await until('our ask cancelled', async () =>
       (await h.simOrders()).length === 0 ? true : undefined,
