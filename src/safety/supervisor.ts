@@ -123,7 +123,8 @@ export class Supervisor {
   #emergency: string | undefined;
   /** The halt (flag state) whose orders were cancelled already. */
   #swept: string | undefined;
-  #sweepTimer: NodeJS.Timeout | undefined;
+  /** Cancels the sweep waiting on the clock: stop(), or a newer halt's sweep replacing it. */
+  #sweep: AbortController | undefined;
   readonly #alive = new Map<Role, boolean>();
   /** Whether the queues were last paused (undefined: not touched yet). */
   #queuesPaused: boolean | undefined;
@@ -203,11 +204,13 @@ export class Supervisor {
     if (this.#stopped) return { cancelled: undefined, disarmed: false };
     this.#stopped = true;
     this.#abort.abort(new Error('supervisor stopped'));
-    clearTimeout(this.#sweepTimer);
+    this.#sweep?.abort();
     await Promise.all(this.#loops);
     await this.#chain;
     const { config } = this.#o;
     const cancel = options.cancel ?? config.shutdown.cancel_orders;
+    // Past the bound the work goes on unwatched: its retries must not keep the process alive.
+    const late = new AbortController();
     const work = (async (): Promise<StopReport> => {
       if (this.#o.haltOnStop === true) {
         await this.#o.flags
@@ -216,12 +219,13 @@ export class Supervisor {
             this.#log.error({ err: errorMessage(err) }, 'halt on stop failed'),
           );
       }
-      const cancelled = cancel ? await this.#cancelAll() : undefined;
+      const cancelled = cancel ? await this.#cancelAll(late.signal) : undefined;
       const disarmed = await this.#deadMan.disarm();
       return { cancelled, disarmed };
     })();
     const outcome = await within(this.#clock, work, config.shutdown.timeout_ms);
     if (outcome.done) return outcome.value;
+    late.abort();
     this.#log.error(
       { timeoutMs: config.shutdown.timeout_ms },
       'supervisor shutdown timed out: orders may be left, the dead-man timer may still be armed',
@@ -517,15 +521,23 @@ export class Supervisor {
     await this.#cancelAll();
     const sweepMs = this.#o.config.halt_sweep_ms;
     if (sweepMs === 0 || this.#stopped) return;
-    clearTimeout(this.#sweepTimer);
-    this.#sweepTimer = setTimeout(() => {
-      if (this.#o.flags.current().halted) void this.#cancelAll();
-    }, sweepMs);
-    this.#sweepTimer.unref();
+    // One sweep at a time: a newer halt's replaces a waiting one, and stop() ends it.
+    this.#sweep?.abort();
+    const sweep = new AbortController();
+    this.#sweep = sweep;
+    this.#clock.sleep(sweepMs, sweep.signal).then(
+      () => {
+        if (this.#o.flags.current().halted) void this.#cancelAll(sweep.signal);
+      },
+      () => undefined,
+    );
   }
 
-  /** CancelAll, retried: it is safe to repeat and a halt depends on it. */
-  async #cancelAll(): Promise<number | undefined> {
+  /**
+   * CancelAll, retried: it is safe to repeat and a halt depends on it. An aborted `signal` ends
+   * the retries (the sweep on stop(), the shutdown past its bound).
+   */
+  async #cancelAll(signal?: AbortSignal): Promise<number | undefined> {
     const { client, metrics } = this.#o;
     for (let attempt = 1; attempt <= CANCEL_ATTEMPTS; attempt++) {
       try {
@@ -536,8 +548,13 @@ export class Supervisor {
       } catch (err) {
         metrics?.cancelAlls.inc({ outcome: 'failed' });
         this.#log.error({ err: errorMessage(err), attempt }, 'CancelAll failed');
-        if (attempt < CANCEL_ATTEMPTS) await sleepQuietly(CANCEL_RETRY_MS);
       }
+      if (attempt === CANCEL_ATTEMPTS) break;
+      const retry = await this.#clock.sleep(CANCEL_RETRY_MS, signal).then(
+        () => true,
+        () => false,
+      );
+      if (!retry) break;
     }
     return undefined;
   }
@@ -564,8 +581,4 @@ export class Supervisor {
 
 function sweepKey(state: HaltState): string {
   return `${state.by ?? ''}|${state.sinceMs ?? ''}|${state.reason ?? ''}`;
-}
-
-function sleepQuietly(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

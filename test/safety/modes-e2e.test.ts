@@ -6,7 +6,9 @@ import { Registry } from 'prom-client';
 import { parseBotConfig } from '../../src/cli/bot-config.js';
 import { startExecutorRole, type ExecutorRole } from '../../src/cli/executor-role.js';
 import { startRunnerRole, type RunnerRole } from '../../src/cli/runner-role.js';
+import type { MarketSnapshot } from '../../src/core/index.js';
 import { silentLogger } from '../../src/obs/index.js';
+import type { TickReport } from '../../src/runner/runner.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
 import { until, type SimStateView } from '../support/until.js';
 
@@ -24,6 +26,7 @@ describe('exchange modes, runner and executor on the simulator', () => {
   let key: KeyPair;
   let runner: RunnerRole;
   let executor: ExecutorRole;
+  const ticks: TickReport[] = [];
   const prefix = `test-modes-${randomBytes(4).toString('hex')}`;
 
   before(async () => {
@@ -62,6 +65,7 @@ describe('exchange modes, runner and executor on the simulator', () => {
       registry: new Registry(),
       strategiesDir: STRATEGIES,
     });
+    runner.runner.onTick((report) => ticks.push(report));
   });
 
   after(async () => {
@@ -82,22 +86,43 @@ describe('exchange modes, runner and executor on the simulator', () => {
     until('a new order of ours', async () => (await ours()).find((o) => !since.has(o.txid)));
 
   /** Our first order cancelled behind the bot's back: its slot wants a new order. */
-  const knockOut = async (): Promise<void> => {
+  const knockOut = async (): Promise<string> => {
     const [first] = await ours();
     assert.ok(first, 'an order of ours to knock out');
     await sim.client({ key }).cancelOrder({ txid: first.txid });
+    return first.txid;
   };
   const refusals = async (): Promise<number> =>
     Object.entries((await state()).rejections)
       .filter(([k]) => k.startsWith('EService'))
       .reduce((n, [, v]) => n + v, 0);
+  /** Nothing on its way to the exchange: no intent in the register, no job for the pair. */
+  const quiet = () =>
+    until('nothing in flight', async () => {
+      if ((await runner.bus.pending(BTC)).length > 0) return undefined;
+      const jobs = await runner.bus
+        .queueFor(BTC)
+        .getJobCounts('active', 'waiting', 'prioritized', 'delayed');
+      return Object.values(jobs).every((n) => n === 0) ? true : undefined;
+    });
+  /** The runner's first tick on a snapshot of which `seen` holds (polled from its feed). */
+  const tickOn = async (
+    what: string,
+    seen: (s: MarketSnapshot) => boolean,
+  ): Promise<TickReport> => {
+    const seq = await until(what, () => {
+      const snapshot = runner.feed.snapshot(BTC);
+      return seen(snapshot) ? snapshot.seq : undefined;
+    });
+    return until(`a tick once ${what}`, () => ticks.find((r) => r.snapshotSeq >= seq));
+  };
   /** The mode, seen by the runner; what was in flight before it saw it has landed. */
   const switchTo = async (mode: string): Promise<number> => {
     await sim.admin('POST', '/_sim/status', { status: mode });
     await until(`the runner in ${mode}`, () =>
       Promise.resolve(runner.feed.snapshot(BTC).mode === mode ? true : undefined),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await quiet();
     return refusals();
   };
 
@@ -120,8 +145,17 @@ describe('exchange modes, runner and executor on the simulator', () => {
     for (const mode of ['cancel_only', 'maintenance'] as const) {
       const refusedBefore = await switchTo(mode);
       const before = new Set((await ours()).map((o) => o.txid));
-      if (mode === 'cancel_only') await knockOut();
-      await new Promise((r) => setTimeout(r, 2_500));
+      if (mode === 'cancel_only') {
+        const gone = await knockOut();
+        const tick = await tickOn('the runner sees the slot empty', (s) =>
+          s.openOrders.every((o) => o.txid !== gone),
+        );
+        assert.ok(tick.suppressedByMode > 0, 'the add for the empty slot held back by the mode');
+      } else {
+        const tick = await tickOn('the runner in maintenance', (s) => s.mode === mode);
+        assert.equal(tick.outcome, 'idle');
+      }
+      await quiet();
       const added = (await ours()).filter((o) => !before.has(o.txid));
       assert.deepEqual(added, [], `no new order in ${mode}`);
       assert.equal(

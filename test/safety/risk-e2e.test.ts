@@ -1,22 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { parseWithSchema, systemClock } from '../../src/core/index.js';
+import { ManualClock, parseWithSchema } from '../../src/core/index.js';
+import type { Executor } from '../../src/executor/index.js';
 import { trackerRiskSource } from '../../src/cli/risk-source.js';
 import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
-import { intentFor, startExecHarness, until, type ExecHarness } from '../executor/harness.js';
+import { startExecHarness, until, type ExecHarness } from '../executor/harness.js';
 import { logCollector, type LogEntry } from './log-collector.js';
 
 const BTC = 'XXBTZUSD';
 
 void describe('Risk limits on the simulator', () => {
   let h: ExecHarness;
+  let executor: Executor;
   let supervisor: Supervisor;
   const registry = new Registry();
   const logs: LogEntry[] = [];
+  /** The supervisor's: its risk rounds come when the test moves it. */
+  const clock = new ManualClock();
+  let riskReads = 0;
   before(async () => {
     h = await startExecHarness();
-    await h.executor();
+    ({ executor } = await h.executor());
     // Someone else's quotes around 50000, so the pair has a mid.
     const market = h.sim.client({ key: h.sim.addAccount() });
     for (const [type, price] of [
@@ -26,6 +31,13 @@ void describe('Risk limits on the simulator', () => {
       await market.addOrder({ pair: 'XBTUSD', type, ordertype: 'limit', price, volume: '1' });
     }
     const client = h.sim.client({ key: h.key });
+    const source = trackerRiskSource({
+      redis: h.redis,
+      prefix: h.prefix,
+      client,
+      pairs: h.pairs,
+      clock,
+    });
     supervisor = new Supervisor({
       client,
       flags: h.flags,
@@ -38,16 +50,16 @@ void describe('Risk limits on the simulator', () => {
         },
         'supervisor',
       ),
-      clock: systemClock,
+      clock,
       log: logCollector(logs),
-      metrics: new SupervisorMetrics(registry, systemClock),
-      risk: trackerRiskSource({
-        redis: h.redis,
-        prefix: h.prefix,
-        client,
-        pairs: h.pairs,
-        clock: systemClock,
-      }),
+      metrics: new SupervisorMetrics(registry, clock),
+      risk: {
+        read: async () => {
+          const inputs = await source.read();
+          riskReads += 1;
+          return inputs;
+        },
+      },
     });
     await supervisor.start();
   });
@@ -58,18 +70,25 @@ void describe('Risk limits on the simulator', () => {
 
   void it('halts and cancels every order once a fill takes the base position beyond max_base', async (t) => {
     await h.publish([
-      intentFor(BTC, 'bid:0', { side: 'buy', price: '49000', volume: '0.01' }),
-      intentFor(BTC, 'ask:0', { side: 'sell', price: '51000', volume: '0.01' }),
+      h.intent(BTC, 'bid:0', { side: 'buy', price: '49000', volume: '0.01' }),
+      h.intent(BTC, 'ask:0', { side: 'sell', price: '51000', volume: '0.01' }),
     ]);
     await until('both quotes on the book', async () =>
       (await h.simOrders()).length === 2 ? true : undefined,
     );
+    await clock.advance(200);
+    await until('a risk round over both quotes', () => riskReads === 2);
     assert.equal(supervisor.status().risk, 'ok');
     const taker = h.sim.client({ key: h.sim.addAccount() });
     await taker.addOrder({ pair: 'XBTUSD', type: 'sell', ordertype: 'market', volume: '0.01' });
     const filledAt = Date.now();
-    // The executor learns the fill at its next full sync (every 60 s in the harness's config).
+    // The executor learns the fill at its next full sync (every 60 s of its clock in the
+    // harness), the supervisor at its next risk round.
     await h.advance(60_000);
+    await until('the fill recorded', async () =>
+      (await executor.tracker.fills(BTC)).length === 1 ? true : undefined,
+    );
+    await clock.advance(200);
     await until('halted', () => (h.flags.current().halted ? true : undefined));
     await until('our ask cancelled', async () =>
       (await h.simOrders()).length === 0 ? true : undefined,

@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ControlFlags } from '../../src/bus/index.js';
-import { InvalidInputError, parseWithSchema, systemClock } from '../../src/core/index.js';
+import { ControlFlags, type Role } from '../../src/bus/index.js';
+import {
+  InvalidInputError,
+  ManualClock,
+  parseWithSchema,
+  systemClock,
+  within,
+} from '../../src/core/index.js';
 import type { SpotClient } from '../../src/exchange/index.js';
 import {
   Supervisor,
@@ -16,13 +22,18 @@ import { startTestSim, type TestSim } from '../support/sim.js';
 import { logCollector, type LogEntry } from './log-collector.js';
 import { placeBids as placeOn, until, type SimStateView } from '../support/until.js';
 
-/** Short timings so every scenario runs in seconds; the dead-man timeout is 2 s. */
+/** Timings of the shared manual clock; the dead-man timeout is 2 s. */
 const FAST = {
   heartbeat: { timeout_s: 2, interval_s: 0.4, liveness_max_age_ms: 1_000 },
   status: { interval_ms: 250 },
   halt_sweep_ms: 300,
   shutdown: { timeout_ms: 5_000 },
 };
+/**
+ * The clock moves in steps of this (every interval here is a multiple of it), each step's rounds
+ * answered before the next: a round doing I/O is asleep again before time passes its next turn.
+ */
+const STEP_MS = 50;
 
 function configOf(over: Record<string, unknown> = {}): SupervisorConfig {
   const merged: Record<string, unknown> = { ...FAST, ...over };
@@ -34,32 +45,75 @@ function configOf(over: Record<string, unknown> = {}): SupervisorConfig {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * The supervisor's calls to the exchange and Redis, by method name, and how many are unanswered:
+ * none in flight after the clock moved means every round it woke has finished.
+ */
+class Calls {
+  inFlight = 0;
+  readonly names: string[] = [];
+
+  watch<T extends object>(target: T): T {
+    return new Proxy(target, {
+      get: (t, name) => {
+        // The target as receiver: getters read private fields, which a proxy does not have.
+        const v: unknown = Reflect.get(t, name);
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]): unknown => {
+          const out: unknown = v.apply(t, args);
+          if (!(out instanceof Promise)) return out;
+          this.names.push(String(name));
+          this.inFlight += 1;
+          return out.finally(() => {
+            this.inFlight -= 1;
+          });
+        };
+      },
+    });
+  }
+
+  count(name: string): number {
+    return this.names.filter((n) => n === name).length;
+  }
+}
+
 describe('Supervisor', () => {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  let clock: ManualClock;
   let sim: TestSim;
   let client: SpotClient;
   let prefix: string;
   let flags: ControlFlags;
   let registry: Registry;
   let logs: LogEntry[];
+  let calls: Calls;
   let supervisor: Supervisor | undefined;
-  let beating: NodeJS.Timeout | undefined;
+  /** The roles beating now (before every step of the clock), and when they last did. */
+  let beating: readonly Role[];
+  let lastBeatMs: number | undefined;
   /** What the supervisor did to the intent queues, in order. */
   let queueEvents: string[];
 
   beforeEach(async () => {
-    sim = await startTestSim();
+    // One clock for the simulator (its dead-man timers) and the supervisor.
+    clock = new ManualClock();
+    sim = await startTestSim({ clock });
     client = sim.client();
     prefix = freshPrefix();
     flags = new ControlFlags({ connection: redis, prefix });
     registry = new Registry();
     logs = [];
+    calls = new Calls();
+    beating = [];
+    lastBeatMs = undefined;
     queueEvents = [];
     supervisor = undefined;
   });
   afterEach(async () => {
-    clearInterval(beating);
-    await supervisor?.stop({ cancel: false });
+    // A test failing midway may leave a step waiting on the manual clock: that must not hang here.
+    if (supervisor !== undefined) {
+      await within(systemClock, supervisor.stop({ cancel: false }), 5_000);
+    }
     await sim.close();
     await deleteKeys(redis, prefix);
   });
@@ -68,16 +122,38 @@ describe('Supervisor', () => {
   const state = async (): Promise<SimStateView> =>
     (await sim.admin('GET', '/_sim/state')).body as SimStateView;
   const ours = async () => (await state()).open_orders.filter((o) => o.key === sim.key.apiKey);
-  /** Runner and executor beating as they do, every 200 ms here. */
-  const beatRoles = (): void => {
-    const beat = (): void => {
-      void flags.beat('runner', Date.now(), 1_000);
-      void flags.beat('executor', Date.now(), 1_000);
-    };
-    beat();
-    beating = setInterval(beat, 200);
+  const triggerAt = async (): Promise<number | undefined> =>
+    (await state()).dead_man[sim.key.apiKey]?.trigger_at;
+  /** Liveness beats, stamped with the clock's time: the supervisor judges their age by it. */
+  const beat = async (): Promise<void> => {
+    if (beating.length === 0) return;
+    await Promise.all(beating.map((role) => flags.beat(role, clock.now(), 60_000)));
+    lastBeatMs = clock.now();
   };
-  const stopBeating = (): void => clearInterval(beating);
+  const idle = (): Promise<true> =>
+    until('the supervisor idle', () => calls.inFlight === 0, 5_000, 1);
+  /** Moves the clock on by `ms`, the roles beating before each step and its rounds done after. */
+  const advance = async (ms: number): Promise<void> => {
+    for (let left = ms; left > 0; left -= STEP_MS) {
+      await beat();
+      await clock.advance(Math.min(STEP_MS, left));
+      await idle();
+    }
+  };
+  /** Moves the clock on step by step until `probe` holds; fails past `limitMs` of the clock. */
+  const advanceUntil = async <T>(
+    what: string,
+    probe: () => Promise<T | undefined | false> | T | undefined | false,
+    limitMs: number,
+  ): Promise<T> => {
+    const end = clock.now() + limitMs;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+      if (clock.now() >= end) throw new Error(`no ${what} within ${limitMs} ms of the clock`);
+      await advance(STEP_MS);
+    }
+  };
   const placeBids = async (n: number): Promise<void> => {
     await placeOn(client, n);
     assert.equal((await ours()).length, n);
@@ -87,15 +163,16 @@ describe('Supervisor', () => {
     haltOnStop = false,
     risk?: RiskSource,
   ) => {
+    await beat();
     await flags.read();
     registry = new Registry();
     supervisor = new Supervisor({
-      client,
-      flags,
+      client: calls.watch(client),
+      flags: calls.watch(flags),
       config: configOf(over),
-      clock: systemClock,
+      clock,
       log: logCollector(logs),
-      metrics: new SupervisorMetrics(registry, systemClock),
+      metrics: new SupervisorMetrics(registry, clock),
       haltOnStop,
       ...(risk === undefined ? {} : { risk }),
       queues: {
@@ -104,80 +181,81 @@ describe('Supervisor', () => {
       },
     });
     await supervisor.start();
+    await idle();
     return supervisor;
   };
   const metric = async (line: RegExp): Promise<number> =>
     Number(line.exec(await registry.metrics())?.[1] ?? Number.NaN);
 
   void it('arms the dead-man timer while runner and executor are alive, and keeps pushing it back', async () => {
-    beatRoles();
+    beating = ['runner', 'executor'];
     await start();
-    const first = (await state()).dead_man[sim.key.apiKey]?.trigger_at;
-    assert.ok(first !== undefined, 'armed at start');
-    assert.ok(Math.abs(first * 1000 - (Date.now() + 2_000)) < 1_000, `trigger ${first}`);
-    const later = await until('a later trigger', async () => {
-      const t = (await state()).dead_man[sim.key.apiKey]?.trigger_at;
-      return t !== undefined && t > first ? t : undefined;
-    });
-    assert.ok(later > first);
-    assert.ok((await metric(/^makerd_heartbeats_total\{outcome="ok"\} (\S+)$/m)) >= 2);
-    assert.ok((await metric(/^makerd_heartbeat_age_seconds (\S+)$/m)) < 1);
+    const t0 = clock.now();
+    assert.equal(await triggerAt(), (t0 + 2_000) / 1000, 'armed at start, timeout_s ahead');
+    await advance(400);
+    assert.equal(await triggerAt(), (t0 + 400 + 2_000) / 1000, 'pushed back one interval later');
+    assert.equal(await metric(/^makerd_heartbeats_total\{outcome="ok"\} (\S+)$/m), 2);
+    assert.equal(await metric(/^makerd_heartbeat_age_seconds (\S+)$/m), 0);
+    // As the exchange answered it: in whole seconds.
     assert.equal(
       await metric(/^makerd_deadman_trigger_timestamp_seconds (\S+)$/m),
-      supervisor?.deadMan.triggerAtMs === undefined ? NaN : supervisor.deadMan.triggerAtMs / 1000,
+      Math.floor((t0 + 400 + 2_000) / 1000),
     );
   });
 
-  void it('does not arm while a role has never beaten', async () => {
-    void flags.beat('executor', Date.now(), 5_000);
+  void it('does not arm while a role has never beaten, and arms within a second of its first beat', async () => {
+    beating = ['executor'];
     await start();
-    await new Promise((r) => setTimeout(r, 600));
-    assert.equal((await state()).dead_man[sim.key.apiKey], undefined);
-    assert.ok((await metric(/^makerd_heartbeats_total\{outcome="skipped"\} (\S+)$/m)) >= 1);
+    const skipped = /^makerd_heartbeats_total\{outcome="skipped"\} (\S+)$/m;
+    assert.equal(await metric(skipped), 1, 'skipped at start');
+    await advance(1_000);
+    assert.equal(await metric(skipped), 2, 'tried again a second later, skipped again');
+    assert.equal(await triggerAt(), undefined);
     assert.equal(await metric(/^makerd_role_alive\{role="runner"\} (\S+)$/m), 0);
+
+    beating = ['runner', 'executor'];
+    await advance(1_000);
+    assert.equal(await triggerAt(), (clock.now() + 2_000) / 1000, 'armed at the next try');
   });
 
-  void it('stops heartbeats when a role stops beating, and the exchange cancels our orders', async (t) => {
-    beatRoles();
+  void it('stops heartbeats when a role stops beating, and the exchange cancels our orders', async () => {
+    beating = ['runner', 'executor'];
     await start();
     await placeBids(2);
-    stopBeating();
-    const stoppedAt = Date.now();
-    const firing = await until('the dead-man firing', async () =>
-      (await state()).dead_man_firings.find((f) => f.key === sim.key.apiKey),
+    beating = [];
+    const lastBeat = lastBeatMs ?? Number.NaN;
+    const firing = await advanceUntil(
+      'dead-man firing',
+      async () => (await state()).dead_man_firings.find((f) => f.key === sim.key.apiKey),
+      4_000,
     );
     assert.equal(firing.cancelled, 2);
     assert.deepEqual(await ours(), []);
-    // Liveness lapses after 1 s, the timer fires within 2 s of the last heartbeat before it.
-    const tookMs = firing.atMs - stoppedAt;
-    t.diagnostic(`roles stopped beating → all orders cancelled by the exchange: ${tookMs} ms`);
-    assert.ok(tookMs < 1_000 + 2_000 + 500, `cancelled ${tookMs} ms after the roles stopped`);
+    // The beat lapses after liveness_max_age_ms; the timer fires timeout_s after the last
+    // heartbeat before that.
+    const tookMs = firing.atMs - lastBeat;
+    assert.ok(tookMs <= 1_000 + 2_000, `cancelled ${tookMs} ms after the last beat`);
     assert.ok(
       logs.some((l) => l.msg.startsWith('role not alive') && l.fields.role !== undefined),
       'the lapse is logged with the role',
     );
   });
 
-  void it('halts on an emergency touching spot REST: flag set, every order cancelled, nothing new placed', async (t) => {
-    beatRoles();
+  void it('halts on an emergency touching spot REST: flag set, every order cancelled, nothing new placed', async () => {
+    beating = ['runner', 'executor'];
     await start();
     await placeBids(3);
-    const injectedAt = Date.now();
     await sim.admin('POST', '/_sim/status', {
       emergency: [
         {
           title: 'Matching engine degraded',
           affected_services: ['spot_rest', 'spot_ws'],
-          next_steps: [{ applies_to: ['spot_rest'], expected_at_utc: iso(Date.now() + 600_000) }],
+          next_steps: [{ applies_to: ['spot_rest'], expected_at_utc: iso(clock.now() + 600_000) }],
         },
       ],
     });
-    await until('the orders cancelled', async () =>
-      (await ours()).length === 0 ? true : undefined,
-    );
-    const tookMs = Date.now() - injectedAt;
-    t.diagnostic(`emergency injected → all orders cancelled: ${tookMs} ms`);
-    assert.ok(tookMs <= 250 + 1_000, `all cancelled ${tookMs} ms after the emergency`);
+    // At the next status round.
+    await advanceUntil('orders cancelled', async () => (await ours()).length === 0, 250);
     const halt = flags.current();
     assert.equal(halt.halted, true);
     assert.equal(halt.reason, 'emergency: Matching engine degraded');
@@ -202,34 +280,35 @@ describe('Supervisor', () => {
       price: '30100.0',
       volume: '0.01',
     });
-    await until(
-      'the late order swept',
-      async () => ((await ours()).length === 0 ? true : undefined),
-      2_000,
-    );
+    await advanceUntil('late order swept', async () => (await ours()).length === 0, 300);
+    assert.equal(await metric(/^makerd_supervisor_cancel_all_total\{outcome="ok"\} (\S+)$/m), 2);
   });
 
   void it('ignores an emergency of services it does not trade through', async () => {
-    beatRoles();
+    beating = ['runner', 'executor'];
     await start();
     await placeBids(1);
     await sim.admin('POST', '/_sim/status', {
       emergency: [{ title: 'Websocket gateway down', affected_services: ['spot_ws'] }],
     });
-    await new Promise((r) => setTimeout(r, 700));
+    const polls = calls.count('systemStatus');
+    await advanceUntil('SystemStatus poll', () => calls.count('systemStatus') > polls, 250);
     assert.equal(flags.current().halted, false);
+    assert.equal(await metric(/^makerd_exchange_emergency (\S+)$/m), 0);
     assert.equal((await ours()).length, 1);
   });
 
   void it('stays halted after the emergency clears unless resume is auto', async () => {
-    beatRoles();
+    beating = ['runner', 'executor'];
     await start();
     const incident = { emergency: [{ title: 'Incident A', affected_services: ['spot_trading'] }] };
     await sim.admin('POST', '/_sim/status', incident);
-    await until('halted', () => (flags.current().halted ? true : undefined));
+    await advanceUntil('halt', () => flags.current().halted, 250);
     await sim.admin('POST', '/_sim/status', { emergency: [] });
-    await until('the all-clear logged', () =>
-      logs.some((l) => l.msg.startsWith('exchange emergency over')) ? true : undefined,
+    await advanceUntil(
+      'all-clear logged',
+      () => logs.some((l) => l.msg.startsWith('exchange emergency over')),
+      250,
     );
     assert.equal(flags.current().halted, true, 'an operator resumes');
     await supervisor?.stop({ cancel: false });
@@ -237,37 +316,32 @@ describe('Supervisor', () => {
 
     await start({ resume: 'auto' });
     await sim.admin('POST', '/_sim/status', incident);
-    await until('halted again', () => (flags.current().halted ? true : undefined));
+    await advanceUntil('halt again', () => flags.current().halted, 250);
     await sim.admin('POST', '/_sim/status', { emergency: [] });
-    await until('resumed by itself', async () => ((await flags.read()).halted ? undefined : true));
-    await until('the queues resumed', () => (queueEvents.at(-1) === 'resume' ? true : undefined));
+    await advanceUntil('resume by itself', async () => !(await flags.read()).halted, 250);
     assert.deepEqual(queueEvents.slice(-2), ['pause', 'resume']);
   });
 
-  void it('cancels every order when an operator sets the halt flag', async (t) => {
-    beatRoles();
+  void it('cancels every order when an operator sets the halt flag', async () => {
+    beating = ['runner', 'executor'];
     await start();
     await placeBids(2);
-    const haltAt = Date.now();
     await new ControlFlags({ connection: redis, prefix }).halt(
       'manual check',
       'operator:test',
-      Date.now(),
+      clock.now(),
     );
+    // What the process's flag watcher does every second.
     await flags.read();
-    await until(
-      'the orders cancelled',
-      async () => ((await ours()).length === 0 ? true : undefined),
-      2_000,
-    );
-    t.diagnostic(`halt flag set by an operator → all orders cancelled: ${Date.now() - haltAt} ms`);
+    await advanceUntil('orders cancelled', async () => (await ours()).length === 0, 250);
     assert.equal(await metric(/^makerd_halts_total\{cause="operator"\} (\S+)$/m), 1);
+    assert.ok(logs.some((l) => l.msg === 'halt flag set: cancelling every order of the key'));
   });
 
-  void it('before scheduled maintenance: cancels, disarms, halts; after the window and online again: resumes and re-arms', async (t) => {
-    beatRoles();
-    // The simulator states times in whole seconds.
-    const now = Math.ceil(Date.now() / 1000) * 1000;
+  void it('before scheduled maintenance: cancels, disarms, halts; after the window and online again: resumes and re-arms', async () => {
+    beating = ['runner', 'executor'];
+    // The simulator states times in whole seconds, as the manual clock starts.
+    const now = clock.now();
     await sim.admin('POST', '/_sim/status', {
       upcoming_maintenance: [
         {
@@ -279,42 +353,37 @@ describe('Supervisor', () => {
       ],
     });
     await start({ maintenance: { lead_s: 0 } });
-    assert.ok((await state()).dead_man[sim.key.apiKey] !== undefined, 'armed before the window');
+    assert.ok((await triggerAt()) !== undefined, 'armed before the window');
     await placeBids(2);
-    await until('the orders cancelled', async () =>
-      (await ours()).length === 0 ? true : undefined,
+    const doneAt = await advanceUntil(
+      'orders cancelled',
+      async () => (await ours()).length === 0 && clock.now(),
+      3_000,
     );
-    const doneAt = Date.now();
-    t.diagnostic(`maintenance: all orders cancelled ${now + 3_000 - doneAt} ms before the start`);
-    assert.ok(doneAt < now + 3_000, `cancelled ${now + 3_000 - doneAt} ms before the start`);
-    assert.ok(doneAt >= now + 2_000 - 50, 'not before cancel_before_utc');
-    assert.equal((await state()).dead_man[sim.key.apiKey], undefined, 'disarmed');
+    assert.ok(doneAt >= now + 2_000, 'not before cancel_before_utc');
+    assert.ok(doneAt < now + 2_000 + 250, 'at the first status round from cancel_before_utc');
+    assert.equal(await triggerAt(), undefined, 'disarmed');
     assert.equal(flags.current().reason, 'scheduled maintenance: Engine upgrade');
 
-    await until(
-      'resumed after the window',
-      () => (flags.current().halted ? undefined : true),
-      6_000,
-    );
-    assert.ok(Date.now() >= now + 4_000, 'not before the window ends');
-    await until('re-armed', async () => (await state()).dead_man[sim.key.apiKey]);
+    await advanceUntil('resume after the window', () => !flags.current().halted, 3_000);
+    assert.ok(clock.now() >= now + 4_000, 'not before the window ends');
+    assert.ok((await triggerAt()) !== undefined, 're-armed as it resumed');
   });
 
-  void it('a clean stop cancels every order, then disarms; alone, it also halts', async (t) => {
-    beatRoles();
+  void it('a clean stop cancels every order, then disarms; alone, it also halts', async () => {
+    beating = ['runner', 'executor'];
     await start({}, true);
     await placeBids(2);
-    const stopAt = Date.now();
     const report = await supervisor?.stop();
-    t.diagnostic(`stop → all orders cancelled and timer disarmed: ${Date.now() - stopAt} ms`);
     assert.deepEqual(report, { cancelled: 2, disarmed: true });
     assert.deepEqual(await ours(), []);
-    assert.equal((await state()).dead_man[sim.key.apiKey], undefined);
+    assert.equal(await triggerAt(), undefined);
     assert.equal(flags.current().reason, 'supervisor stopped: no dead-man switch');
+    assert.equal(clock.pending, 1, "no timer left but the simulator's tick");
   });
 
   void it('halts when the risk inputs stay unreadable for longer than stale_after_s', async () => {
-    beatRoles();
+    beating = ['runner', 'executor'];
     await placeBids(1);
     let reads = 0;
     const broken: RiskSource = {
@@ -325,13 +394,68 @@ describe('Supervisor', () => {
     };
     await start({ risk: { interval_ms: 100, stale_after_s: 0.5 } }, false, broken);
     assert.equal(flags.current().halted, false, 'not at the first failed read');
-    await until('halted', () => (flags.current().halted ? true : undefined), 3_000);
-    assert.match(String(flags.current().reason), /^risk: risk inputs unreadable for 0\.[5-9] s$/);
-    assert.ok(reads >= 5);
-    await until('our order cancelled', async () =>
-      (await ours()).length === 0 ? true : undefined,
-    );
+    const t0 = clock.now();
+    await advanceUntil('halt', () => flags.current().halted, 1_000);
+    assert.equal(clock.now() - t0, 600, 'at the first round past stale_after_s');
+    assert.equal(flags.current().reason, 'risk: risk inputs unreadable for 0.6 s');
+    assert.equal(reads, 7, 'at start, then every 100 ms');
+    assert.deepEqual(await ours(), [], 'our order cancelled');
     assert.equal(await metric(/^makerd_halts_total\{cause="risk"\} (\S+)$/m), 1);
+  });
+
+  void it('retries a failed CancelAll every 500 ms of the clock', async () => {
+    beating = ['runner', 'executor'];
+    await start();
+    await placeBids(2);
+    const asleep = clock.pending;
+    await sim.admin('POST', '/_sim/faults', { paths: ['CancelAll'], unavailable_rate: 1 });
+    const halting = supervisor?.halt('retry check', 'operator:test');
+    await until(
+      'the first attempt failed, the retry waiting on the clock',
+      () => calls.count('cancelAll') === 1 && calls.inFlight === 0 && clock.pending === asleep + 1,
+    );
+    // The loops' rounds due meanwhile wait for the halt's step to end.
+    await advance(499);
+    assert.equal(calls.count('cancelAll'), 1, 'not again before 500 ms');
+    await advance(1);
+    assert.equal(calls.count('cancelAll'), 2);
+
+    await sim.admin('POST', '/_sim/faults', {});
+    await advance(500);
+    await halting;
+    assert.deepEqual(await ours(), []);
+    assert.deepEqual(
+      logs.filter((l) => l.msg.startsWith('CancelAll')).map((l) => [l.msg, l.fields.attempt]),
+      [
+        ['CancelAll failed', 1],
+        ['CancelAll failed', 2],
+        ['CancelAll done', undefined],
+      ],
+    );
+    assert.equal(
+      await metric(/^makerd_supervisor_cancel_all_total\{outcome="failed"\} (\S+)$/m),
+      2,
+    );
+  });
+
+  void it('sweeps halt_sweep_ms of the clock after a halt; stop drops a sweep still waiting', async () => {
+    beating = ['runner', 'executor'];
+    await start();
+    await supervisor?.halt('sweep check', 'operator:test');
+    assert.equal(calls.count('cancelAll'), 1);
+    await placeBids(1);
+    await advance(299);
+    assert.equal(calls.count('cancelAll'), 1, 'no sweep before halt_sweep_ms');
+    await advance(1);
+    assert.equal(calls.count('cancelAll'), 2, 'the sweep');
+    assert.deepEqual(await ours(), []);
+
+    await flags.resume();
+    const asleep = clock.pending;
+    await supervisor?.halt('another halt', 'operator:test');
+    assert.equal(clock.pending, asleep + 1, 'its sweep waiting');
+    await supervisor?.stop({ cancel: false });
+    assert.equal(clock.pending, 1, "no timer left but the simulator's tick");
   });
 
   void it('refuses a heartbeat interval at or over the timeout, naming the field', () => {
