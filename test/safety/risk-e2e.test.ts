@@ -30,7 +30,7 @@ void describe('Risk limits on the simulator', () => {
     ] as const) {
       await market.addOrder({ pair: 'XBTUSD', type, ordertype: 'limit', price, volume: '1' });
     }
-    const client = h.sim.client({ key: h.key });
+    const client = h.keyClient();
     const source = trackerRiskSource({
       redis: h.redis,
       prefix: h.prefix,
