@@ -98,7 +98,7 @@ export async function loadStrategy(
 
   let mod: unknown;
   try {
-    mod = await import(specifier);
+    mod = await importModule(specifier);
   } catch (err) {
     if (where === 'npm package' && isMissingPackage(err, ref)) {
       // A bare name that fell through to npm: the paths tried say more than "(npm package)".
@@ -119,6 +119,31 @@ export async function loadStrategy(
     throw fail(`the plugin's name is "${checked.name}", expected "${ref}" (the file name)`, where);
   }
   return checked;
+}
+
+/**
+ * Imports a plugin. Node 20 cannot import a `.ts` file by itself: when the daemon runs compiled
+ * (dist/), an operator's TypeScript plugin is loaded through tsx's documented register API, which
+ * a checkout has (a development dependency); the image has no tsx, so there it must be compiled.
+ */
+async function importModule(specifier: string): Promise<unknown> {
+  try {
+    return await import(specifier);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    let register: () => unknown;
+    try {
+      ({ register } = (await import('tsx/esm/api')) as { register: () => unknown });
+    } catch {
+      throw new Error(
+        'a TypeScript plugin needs tsx (npm install in a checkout) or compiling to .js first',
+        { cause: err },
+      );
+    }
+    register();
+    // Under another URL: Node keeps the failed attempt in its module cache.
+    return import(`${specifier}?typescript`);
+  }
 }
 
 export interface StrategyInstance<Schema extends TSchema = TSchema, S = unknown> {
