@@ -68,7 +68,7 @@ export class ExecutorMetrics {
     });
     this.actions = new Counter({
       name: 'makerd_order_actions_total',
-      help: 'Order-entry calls by action (AddOrder, EditOrder...) and outcome (ok, partial, rejected, unknown, not_sent: stopped before signing)',
+      help: 'Order-entry calls by action (AddOrder, EditOrder...) and outcome (ok, partial, rejected, unknown)',
       labelNames: ['pair', 'action', 'outcome'],
       registers,
     });
@@ -86,14 +86,14 @@ export class ExecutorMetrics {
     });
     this.intentWait = new Histogram({
       name: 'makerd_intent_wait_seconds',
-      help: 'From intent creation to its order-entry call (queue time plus any wait for budget)',
+      help: 'From intent creation to its order-entry call handed to the client (queue time plus any wait for budget)',
       labelNames: ['pair'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
     this.tickToWire = new Histogram({
       name: 'makerd_tick_to_wire_seconds',
-      help: 'From snapshot ready (or, if later, budget available or the answer that found the order gone) to the request written to the socket',
+      help: 'From snapshot ready (or, if later, budget available or the answer that found the order gone) to the order-entry call handed to the client',
       labelNames: ['pair'],
       buckets: LATENCY_BUCKETS,
       registers,

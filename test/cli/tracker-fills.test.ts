@@ -4,35 +4,12 @@ import { Redis } from 'ioredis';
 import { TrackerFills } from '../../src/cli/tracker-fills.js';
 import { ManualClock, silentLog } from '../../src/core/index.js';
 import { OrderTracker } from '../../src/executor/tracker/index.js';
-import type { TrackedOrder } from '../../src/executor/types.js';
+import { restingOrder } from '../executor/plan/fixtures.js';
 import type { FillEvent } from '../../src/runner/strategy-api.js';
 import { XBTUSD } from '../support/pairs.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 
-const ours: TrackedOrder = {
-  userref: 1000,
-  txid: 'OABCDE-1',
-  pair: XBTUSD.id,
-  slot: 'bid:0',
-  generation: 1,
-  side: 'buy',
-  price: '50000',
-  volume: '0.1',
-  volumeExecuted: '0',
-  cost: '0',
-  fee: '0',
-  postOnly: true,
-  feeIn: 'quote',
-  state: 'open',
-  openedAtMs: 1_000,
-  sentAtMs: 900,
-  deadlineMs: 5_900,
-  updatedAtMs: 1_000,
-  pendingCall: null,
-  replaces: null,
-  reason: null,
-  origin: 'placed',
-};
+const ours = restingOrder('bid:0', 1_000, { txid: 'OABCDE-1', price: '50000', volume: '0.1' });
 
 void describe("TrackerFills: the runner's fills, from the executor's tracker", () => {
   let redis: Redis;

@@ -1,9 +1,10 @@
+import type { Registry } from 'prom-client';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Registry } from 'prom-client';
 import { penalty } from '../../src/exchange/index.js';
 import { RatecountStore, type Executor } from '../../src/executor/index.js';
 import { executorSuite, until, type ExecHarness } from './harness.js';
+import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
 
 const BTC = 'XXBTZUSD';
@@ -19,12 +20,6 @@ async function histogram(
   const read = (which: 'count' | 'sum'): number =>
     Number(new RegExp(`^${name}_${which}\\{pair="XBTUSD"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return { count: read('count'), sum: read('sum') };
-}
-
-async function counter(registry: Registry, name: string, labels: Record<string, string>) {
-  const m = await registry.getSingleMetric(name)?.get();
-  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
-  return v?.value ?? 0;
 }
 
 /**
@@ -106,7 +101,7 @@ void describe('Executor: ratecount budget', () => {
       const atDue = await h.stepReading(BTC, step.read[0] as string, seen);
       assert.deepEqual([atDue.sent, atDue.deferred, atDue.dropped], [0, 0, 1]);
       assert.equal(
-        await counter(registry, 'makerd_executor_intents_total', { outcome: 'mode' }),
+        await metricValue(registry, 'makerd_executor_intents_total', { outcome: 'mode' }),
         1,
       );
       assert.deepEqual(await h.simOrders(), []);
@@ -121,12 +116,11 @@ void describe('Executor: ratecount budget', () => {
       const { h, executor } = suite;
       const other = new RatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
       // Between the executor's read of the level and its reserve, the other bot takes all of it.
-      const read = executor.ratecount.level.bind(executor.ratecount);
-      executor.ratecount.level = async (pair, nowMs) => {
-        const reading = await read(pair, nowMs);
-        executor.ratecount.level = read;
-        await other.add(pair, executor.ratecount.limits.max - reading.level, nowMs);
-        return reading;
+      const reserve = executor.ratecount.reserve.bind(executor.ratecount);
+      executor.ratecount.reserve = async (pair, points, limit, nowMs) => {
+        executor.ratecount.reserve = reserve;
+        await other.add(pair, executor.ratecount.limits.max, nowMs);
+        return reserve(pair, points, limit, nowMs);
       };
       const step = await publishAndStep(h, ['bid:0', 0]);
       assert.deepEqual({ sent: step.sent, deferred: step.deferred }, { sent: 0, deferred: 1 });
@@ -191,7 +185,9 @@ void describe('Executor: ratecount budget', () => {
         ],
       );
       assert.equal(
-        await counter(registry, 'makerd_order_rejections_total', { error: 'EOrder:Unknown order' }),
+        await metricValue(registry, 'makerd_order_rejections_total', {
+          error: 'EOrder:Unknown order',
+        }),
         1,
       );
       assert.equal((await h.simRejections())['EOrder:Unknown order'], 1, 'refused once, no retry');

@@ -4,18 +4,9 @@ import type { Registry } from 'prom-client';
 import { decodeUserref } from '../../src/core/index.js';
 import type { Executor } from '../../src/executor/index.js';
 import { startExecHarness, until, type ExecHarness } from './harness.js';
+import { metricValue } from '../support/metrics.js';
 
 const BTC = 'XXBTZUSD';
-
-async function metric(
-  registry: Registry,
-  name: string,
-  labels: Record<string, string>,
-): Promise<number> {
-  const m = await registry.getSingleMetric(name)?.get();
-  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
-  return v?.value ?? 0;
-}
 
 /** Waits until the counter with these labels reads 1. */
 function untilMetric(
@@ -24,7 +15,9 @@ function untilMetric(
   name: string,
   labels: Record<string, string>,
 ): Promise<true> {
-  return until(what, async () => ((await metric(registry, name, labels)) === 1 ? true : undefined));
+  return until(what, async () =>
+    (await metricValue(registry, name, labels)) === 1 ? true : undefined,
+  );
 }
 
 void describe('Executor against the simulator', () => {
@@ -57,7 +50,7 @@ void describe('Executor against the simulator', () => {
     assert.equal(live[0]?.txid, order?.txid);
     assert.equal((await executor.ratecount.level(BTC, h.clock.now())).level > 0, true);
     assert.equal(
-      await metric(registry, 'makerd_order_actions_total', {
+      await metricValue(registry, 'makerd_order_actions_total', {
         pair: 'XBTUSD',
         action: 'AddOrder',
         outcome: 'ok',
@@ -105,7 +98,7 @@ void describe('Executor against the simulator', () => {
     ]);
     assert.deepEqual([step.sent, step.deferred, step.dropped], [1, 0, 0]);
     assert.equal(
-      await metric(registry, 'makerd_order_rejections_total', {
+      await metricValue(registry, 'makerd_order_rejections_total', {
         pair: 'XBTUSD',
         error: 'EOrder:Insufficient funds',
       }),
@@ -193,8 +186,11 @@ void describe('Executor against the simulator', () => {
     const position = await executor.tracker.position(BTC);
     assert.equal(position.base, '-0.008');
     assert.equal(position.fills, 2);
-    assert.equal(await metric(registry, 'makerd_fills_total', { pair: 'XBTUSD', side: 'sell' }), 2);
-    assert.equal(await metric(registry, 'makerd_inventory_base', { pair: 'XBTUSD' }), -0.008);
+    assert.equal(
+      await metricValue(registry, 'makerd_fills_total', { pair: 'XBTUSD', side: 'sell' }),
+      2,
+    );
+    assert.equal(await metricValue(registry, 'makerd_inventory_base', { pair: 'XBTUSD' }), -0.008);
   });
 
   void it('labels every executor metric by pair altname, never by exchange pair id', async () => {

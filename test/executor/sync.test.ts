@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Registry } from 'prom-client';
 import { encodeUserref } from '../../src/core/index.js';
 import { executorSuite, until } from './harness.js';
+import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
 
 const BTC = 'XXBTZUSD';
 const DEADLINE_MS = 3_000;
 const GRACE_MS = 500;
-
-async function counter(registry: Registry, name: string, labels: Record<string, string>) {
-  const m = await registry.getSingleMetric(name)?.get();
-  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
-  return v?.value ?? 0;
-}
 
 void describe('Executor: unknown outcomes', () => {
   const suite = executorSuite({ deadline_ms: DEADLINE_MS, resolve_grace_ms: GRACE_MS });
@@ -29,7 +23,7 @@ void describe('Executor: unknown outcomes', () => {
     assert.deepEqual([record?.state, record?.txid], ['unknown', null]);
     assert.equal((await h.simOrders()).length, 1, 'on the book all the same');
     assert.equal(
-      await counter(registry, 'makerd_order_actions_total', {
+      await metricValue(registry, 'makerd_order_actions_total', {
         action: 'AddOrder',
         outcome: 'unknown',
       }),
@@ -47,7 +41,7 @@ void describe('Executor: unknown outcomes', () => {
       return o.length === 1 && o[0]?.price === '49005.0' ? true : undefined;
     });
     assert.equal(
-      await counter(registry, 'makerd_unknown_outcomes_total', { resolution: 'open' }),
+      await metricValue(registry, 'makerd_unknown_outcomes_total', { resolution: 'open' }),
       1,
     );
     assert.deepEqual(await h.simRejections(), {});

@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Registry } from 'prom-client';
 import type { UnpublishedIntent } from '../../src/bus/index.js';
 import { signedChannel } from '../../src/exchange/client/diagnostics.js';
 import { executorSuite, until } from './harness.js';
+import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
 
 const BTC = 'XXBTZUSD';
 const MARGIN_MS = 50;
-
-async function counter(registry: Registry, name: string, labels: Record<string, string>) {
-  const m = await registry.getSingleMetric(name)?.get();
-  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
-  return v?.value ?? 0;
-}
 
 void describe('Executor: a place for a slot the runner saw empty', () => {
   const suite = executorSuite({ vanished_margin_ms: MARGIN_MS });
@@ -72,7 +66,9 @@ void describe('Executor: a place for a slot the runner saw empty', () => {
     assert.equal(edits, 0, 'no EditOrder into "Unknown order"');
     assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
     assert.equal(
-      await counter(registry, 'makerd_order_rejections_total', { error: 'EOrder:Unknown order' }),
+      await metricValue(registry, 'makerd_order_rejections_total', {
+        error: 'EOrder:Unknown order',
+      }),
       0,
     );
     const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);

@@ -62,10 +62,6 @@ interface Draft {
   readonly adds: readonly AddItem[];
 }
 
-/**
- * Every draft is made here, so all have one hidden class in V8 (spreads of one another made one
- * for each mix of parts), whichever mix of cancels, edits and adds the warm-up showed.
- */
 function draftOf(cancels: Draft['cancels'], edits: Draft['edits'], adds: Draft['adds']): Draft {
   return { cancels, edits, adds };
 }

@@ -106,8 +106,7 @@ export function remainingVolume(order: TrackedOrder): Decimal {
 
 /**
  * How far a slot is from its desired order; the planner serves the farthest first. A ranking,
- * not an amount of money, so doubles are exact enough, and much cheaper on the way to the wire
- * than 40-digit decimals.
+ * not an amount of money, so doubles are exact enough.
  */
 export interface Distance {
   /** |live price − desired price| / desired price; Infinity when the slot holds nothing usable. */
