@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/index.js';
 import { cancelAllPenalty } from '../exchange/index.js';
 import { Drain, type DrainResult } from './drain.js';
 import { OrderCalls } from './order-calls.js';
@@ -12,16 +13,16 @@ import { WireTimes } from './wire-times.js';
  * was seen finds both done.
  */
 const HALT_SYNC_DELAY_MS = 2_500;
-/** A step that failed (Redis or the exchange away) is tried again this much later. */
-const STEP_BACKOFF_MS = 1_000;
+/** A step or a job add that failed (Redis or the exchange away) is tried again this much later. */
+const BACKOFF_MS = 1_000;
 
 /**
  * One pair's order entry while this process holds its lease. All its work happens in step(), the
  * processor of the pair's BullMQ jobs, which the Worker runs one at a time: follow the runner's
  * newest view of our open orders (fills), resolve the unknown outcomes that are due, drain the
- * register, run the periodic full sync when due. A step ends by
- * setting the pair's one timer to the earliest thing it waits for (ratecount budget, an unknown
- * outcome's deadline, the next full sync, the end of a pause); the timer adds a job.
+ * register, run the periodic full sync when due. A step ends by setting the pair's one timer to
+ * the earliest thing it waits for (ratecount budget, an unknown outcome's deadline, the next full
+ * sync, the end of a pause); the timer adds a job.
  */
 export class PairExecutor {
   readonly ctx: PairContext;
@@ -68,8 +69,8 @@ export class PairExecutor {
     try {
       await this.#enqueue();
     } catch (err) {
-      this.ctx.deps.log.error({ err: String(err) }, 'adding a job for the pair failed');
-      this.#wake.set(this.ctx.now() + 1_000);
+      this.ctx.deps.log.error({ err: errorMessage(err) }, 'adding a job for the pair failed');
+      this.#wake.set(this.ctx.now() + BACKOFF_MS);
     }
   }
 
@@ -93,7 +94,7 @@ export class PairExecutor {
       }
       return drained;
     } catch (err) {
-      this.#backoffUntilMs = ctx.now() + STEP_BACKOFF_MS;
+      this.#backoffUntilMs = ctx.now() + BACKOFF_MS;
       throw err;
     } finally {
       this.#stepStartedAtMs = undefined;
