@@ -1,26 +1,25 @@
 /**
- * `npm run bench:executor`: makerd's order entry against a naive baseline (issue #5 item 8).
+ * `npm run bench:executor`: makerd's order entry against a naive baseline.
  *
  * For each tier, two contenders one after the other (never in parallel: latency is measured), each
  * on a fresh simulator in a child process of its own (as a remote exchange would be: it does not
  * share this process's event loop) with the background market on and the same seed, quoting a
  * strategy that moves every quote on every snapshot (bench/executor/chase-strategy.ts):
  *
- *   makerd — MarketFeed + Runner + IntentBus + Executor in this process, on real Redis (a fresh
- *            prefix per run, deleted afterwards);
+ *   makerd — MarketFeed + Runner + IntentBus + Executor (BullMQ workers) in this process, on real
+ *            Redis (a fresh prefix per run, deleted afterwards);
  *   naive  — the same feed and strategy; every second, per slot, CancelOrder then AddOrder.
  *
  * Printed per run: order-entry calls, ratecount points the simulator charged against the points
  * the tier made available (budget utilization), rate-limit and other rejections, quote distance
- * from target, tick-to-wire p50/p99 and (makerd) intent age at send; then a verdict per tier.
+ * from target, tick-to-wire p50/p99 to the client call and to the order open at the engine,
+ * (makerd) intent age at send, duplicate and unknown orders; then a verdict per tier.
  *
  * Flags: --seconds N (per run, default 300: the issue asks for several minutes), --tiers
  * starter,intermediate,pro (default all), --levels N (quotes per side, default 2), --contenders
  * makerd,naive (default both; makerd alone while tuning it), --pin on|off (default on: the
  * simulator on the last CPU, this process's main thread alone on the first, its other threads on
- * the rest, see support/cpu-pinning.ts), --order-entry
- * direct|shared (makerd's order entry: written at once by DirectTransport, the default, or through
- * undici like every other call, to compare the two). Needs Redis
+ * the rest, see support/cpu-pinning.ts). Needs Redis
  * at REDIS_URL (default redis://127.0.0.1:6379). All tiers, both contenders: about 32 minutes.
  */
 import { TIERS, parseTier, type Tier } from '../src/exchange/index.js';
@@ -28,7 +27,7 @@ import { MATCHING_ENGINE } from '../src/exchange/limits/index.js';
 import { runMakerd } from './executor/makerd.js';
 import { NAIVE_INTERVAL_MS, runNaive } from './executor/naive.js';
 import { NOTES, TARGETS, calls, stealLine, table, verdict } from './executor/report.js';
-import type { OrderEntry, RunOptions, RunResult } from './executor/result.js';
+import type { RunOptions, RunResult } from './executor/result.js';
 import {
   REDIS_URL,
   SIM_SEED,
@@ -51,7 +50,6 @@ interface Args {
   readonly levels: number;
   readonly contenders: readonly Contender[];
   readonly pin: boolean;
-  readonly orderEntry: OrderEntry;
 }
 
 const CONTENDERS = { makerd: runMakerd, naive: runNaive } as const;
@@ -68,7 +66,6 @@ function parseArgs(argv: readonly string[]): Args {
   let levels = 2;
   let contenders: readonly Contender[] = ['makerd', 'naive'];
   let pin = true;
-  let orderEntry: OrderEntry = 'direct';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined];
@@ -104,22 +101,15 @@ function parseArgs(argv: readonly string[]): Args {
         pin = v === 'on';
         break;
       }
-      case '--order-entry': {
-        const v = value();
-        if (v !== 'direct' && v !== 'shared')
-          throw new Error(`--order-entry must be direct or shared, got ${v}`);
-        orderEntry = v;
-        break;
-      }
       default:
         throw new Error(
-          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b, --pin on|off, --order-entry direct|shared`,
+          `unknown argument ${JSON.stringify(arg)}; flags: --seconds N, --tiers a,b, --levels N, --contenders a,b, --pin on|off`,
         );
     }
   }
   if (tiers.length === 0) throw new Error('--tiers: name at least one tier');
   if (contenders.length === 0) throw new Error('--contenders: name at least one contender');
-  return { seconds, tiers, levels, contenders, pin, orderEntry };
+  return { seconds, tiers, levels, contenders, pin };
 }
 
 function positive(flag: string | undefined, v: string): number {
@@ -149,7 +139,7 @@ function describeSetup(args: Args, redis: RedisFacts, pinning: Pinning | string)
       `planned for the tier; runner: price_tolerance_bps ${runnerConfig.price_tolerance_bps}, volume_tolerance ` +
       `${runnerConfig.volume_tolerance}, min_tick_interval_ms ${runnerConfig.min_tick_interval_ms}; executor: ` +
       `defaults but max_calls_in_flight ${executorConfig.max_calls_in_flight} (headroom_points ${executorConfig.headroom_points}); ` +
-      `makerd's order entry ${args.orderEntry === 'direct' ? 'direct (written at once, DirectTransport)' : 'shared (undici)'}; naive: every ${NAIVE_INTERVAL_MS} ms`,
+      `naive: every ${NAIVE_INTERVAL_MS} ms`,
   );
   for (const tier of args.tiers) {
     const m = MATCHING_ENGINE[tier];
@@ -200,7 +190,6 @@ async function main(): Promise<void> {
       seconds: args.seconds,
       levels: args.levels,
       simCpus: typeof pinning === 'string' ? undefined : pinning.sim,
-      orderEntry: args.orderEntry,
     };
     for (const name of args.contenders) {
       const run = CONTENDERS[name];
@@ -235,8 +224,11 @@ async function main(): Promise<void> {
   console.log('');
   for (const n of NOTES) console.log(`- ${n}`);
   console.log('');
-  console.log('makerd against the targets (utilization ≥ 90 % with zero rate-limit rejections;');
-  console.log('tick-to-wire p50 ≤ 1 ms and p99 ≤ 5 ms):');
+  console.log(
+    `makerd against the targets (utilization ≥ ${TARGETS.utilization * 100} % with zero rate-limit ` +
+      `rejections; tick-to-wire p50 ≤ ${TARGETS.p50Ms} ms and p99 ≤ ${TARGETS.p99Ms} ms; no duplicate ` +
+      `or unknown order):`,
+  );
   for (const r of results) if (r.contender === 'makerd') console.log(`  ${verdict(r)}`);
   console.log('');
   console.log('details:');

@@ -1,15 +1,16 @@
 /**
- * makerd as it runs in production, all in this process: MarketFeed → Runner → IntentBus (Redis,
- * BullMQ) → Executor → SpotClient → the simulator (in its own process), with the key's nonces in
- * Redis as every role takes them (blocks within the key's nonce window, as exchange.nonce_window
- * configures). Only the clock (high resolution) and the wiring by hand differ from the roles.
+ * makerd as `makerd run` wires it, all in this process: MarketFeed → Runner → IntentBus (a Redis
+ * register and a BullMQ job per pair) → Executor (a BullMQ Worker per pair) → SpotClient → the
+ * simulator (in its own process), with the key's nonces in Redis as every role takes them and the
+ * key's nonce window declared (exchange.nonce_window), so calls on different slots overlap. Only
+ * the clock (high resolution) and the wiring by hand differ from the roles.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { ControlFlags, IntentBus, deleteKeysUnder } from '../../src/bus/index.js';
+import { encodeUserref, parseSlotKey } from '../../src/core/index.js';
 import {
-  NonceBlockSource,
   RedisNonceSource,
   RestLimiter,
   SpotClient,
@@ -24,7 +25,7 @@ import { chaserFor, type WantedBook } from './chase-strategy.js';
 import { sampleDistance } from './distance.js';
 import { percentiles, fmtMs, counterTotals } from './stats.js';
 import type { RunOptions, RunResult } from './result.js';
-import { WireProbe } from './wire-probe.js';
+import { readExchangeSide, toExchange } from './exchange-side.js';
 import {
   INSTANCE,
   NONCE_WINDOW,
@@ -55,16 +56,11 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const clientFor = (): SpotClient =>
     new SpotClient({
       baseUrl: sim.url,
-      orderEntry: opts.orderEntry,
       credentials: key,
       tier: opts.tier,
       restLimiter,
-      nonceSource: new NonceBlockSource({
-        shared: new RedisNonceSource({ redis, key: nonceKey, clock }),
-        window: NONCE_WINDOW,
-        clock,
-        onGiveUp: (reason) => console.error(`nonce blocks given up: ${reason}`),
-      }),
+      nonceSource: new RedisNonceSource({ redis, key: nonceKey, clock }),
+      nonceWindow: NONCE_WINDOW,
       clock,
     });
   const feedClient = clientFor();
@@ -73,9 +69,6 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const bus = new IntentBus({ connection: redis, prefix, clock });
   const flags = new ControlFlags({ connection: redis, prefix });
   const entries = countSigned();
-  const probe = new WireProbe(clock);
-  probe.attach(execClient);
-  probe.attachBus(bus);
   let executor: Executor | undefined;
   let pairIds: readonly string[] = [];
   try {
@@ -95,7 +88,6 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
         const out = await bus.publish(intents);
         const t1 = clock.now();
         publishCall.push(t1 - t0);
-        probe.published(out.published, t1);
         for (const i of intents) published.push(t1 - i.snapshotAtMs);
         return out;
       },
@@ -142,6 +134,7 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     await executor.stop();
     executor = undefined;
     const simFigures = await readSimState(sim, key.apiKey);
+    const exchange = await readExchangeSide(sim, key.apiKey);
 
     const durationMs = stoppedAt - startedAt;
     const limits = MATCHING_ENGINE[opts.tier];
@@ -152,10 +145,12 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     const stats = runner.stats();
     const intents = await counterTotals(registry, 'makerd_executor_intents_total', 'outcome');
     const points = await counterTotals(registry, 'makerd_ratecount_points_total', 'action');
+    const unknowns = await counterTotals(registry, 'makerd_unknown_outcomes_total', 'resolution');
     details.push(
       `runner: ${sum(stats.map((s) => s.ticks))} ticks, ${sum(stats.map((s) => s.intents))} intents published, ` +
         `${sum(stats.map((s) => s.coalesced))} coalesced on the bus before the executor took them`,
       `executor intents by outcome: ${fmtMap(intents)}`,
+      `unknown outcomes by resolution: ${fmtMap(unknowns)}`,
       `executor ratecount points by action (its model): ${fmtMap(points)}; total ` +
         `${sum([...points.values()]).toFixed(1)} against ${pointsCharged.toFixed(1)} the simulator charged`,
       `snapshot built (from the time it is stamped with to ready; before tick-to-wire starts): p50 ` +
@@ -163,7 +158,6 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       `snapshot → intent published (runner + bus.publish): p50 ${fmtMs(percentiles(published).p50)} ms, ` +
         `p99 ${fmtMs(percentiles(published).p99)} ms; bus.publish call p50 ${fmtMs(percentiles(publishCall).p50)} ms`,
     );
-    details.push(...probe.summary());
     const byAction = new Map<string, number[]>();
     for (const w of wires)
       byAction.set(w.action, [...(byAction.get(w.action) ?? []), w.tickToWireMs]);
@@ -225,9 +219,23 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
       distance: dist,
       tickToWire: {
         samples: wires.map((w) => w.tickToWireMs),
-        endedAtMs: wires.map((w) => w.writtenAtMs),
+        endedAtMs: wires.map((w) => w.sentAtMs),
+      },
+      toExchange: {
+        samples: toExchange(
+          exchange,
+          wires
+            .filter((w) => w.action !== 'CancelOrder' && w.action !== 'CancelOrderBatch')
+            .map((w) => ({
+              pair: w.pair,
+              userref: encodeUserref(INSTANCE, parseSlotKey(w.slot), w.generation),
+              startAtMs: w.startAtMs,
+            })),
+        ),
       },
       intentAge: { samples: wires.map((w) => w.intentAgeMs) },
+      duplicates: exchange.duplicates,
+      unknown: sum([...unknowns.values()]),
       details,
     };
   } finally {

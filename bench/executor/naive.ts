@@ -12,6 +12,7 @@ import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { chaserFor, type WantedBook } from './chase-strategy.js';
 import { sampleDistance } from './distance.js';
+import { readExchangeSide, toExchange, type Placed } from './exchange-side.js';
 import type { RunOptions, RunResult } from './result.js';
 import {
   INSTANCE,
@@ -57,6 +58,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
 
     const slots = new Map<string, SlotState>();
     const wire: number[] = [];
+    const placed: Placed[] = [];
     const refusals = new Map<string, number>();
     const refused = (err: unknown): void => {
       const reason = err instanceof ExchangeError ? err.raw : errName(err);
@@ -75,7 +77,8 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
         const from = wanted.get(pair.id)?.readyAtMs ?? clock.now();
         try {
           const txid = st.txid;
-          await client.cancelOrder({ txid }, { onWritten: () => wire.push(clock.now() - from) });
+          wire.push(clock.now() - from);
+          await client.cancelOrder({ txid });
           st.txid = undefined;
         } catch (err) {
           refused(err);
@@ -88,19 +91,18 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
       if (want === undefined || quote === undefined) return;
       st.generation += 1;
       const userref = encodeUserref(INSTANCE, parseSlotKey(slot), st.generation);
+      wire.push(clock.now() - want.readyAtMs);
+      placed.push({ pair: pair.id, userref, startAtMs: want.readyAtMs });
       try {
-        const res = await client.addOrder(
-          {
-            pair: pair.id,
-            type: quote.side,
-            ordertype: 'limit',
-            price: toWire(quote.price),
-            volume: toWire(quote.volume),
-            oflags: quote.postOnly ? 'post,fciq' : 'fciq',
-            userref,
-          },
-          { onWritten: () => wire.push(clock.now() - want.readyAtMs) },
-        );
+        const res = await client.addOrder({
+          pair: pair.id,
+          type: quote.side,
+          ordertype: 'limit',
+          price: toWire(quote.price),
+          volume: toWire(quote.volume),
+          oflags: quote.postOnly ? 'post,fciq' : 'fciq',
+          userref,
+        });
         st.txid = res.result.txid?.[0];
       } catch (err) {
         refused(err);
@@ -141,6 +143,7 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
     await looping;
     await feed.stop();
     const simFigures = await readSimState(sim, key.apiKey);
+    const exchange = await readExchangeSide(sim, key.apiKey);
 
     const durationMs = stoppedAt - startedAt;
     const limits = MATCHING_ENGINE[opts.tier];
@@ -168,7 +171,10 @@ export async function runNaive(opts: RunOptions): Promise<RunResult> {
       pointsAvailable,
       distance: dist,
       tickToWire: { samples: wire },
+      toExchange: { samples: toExchange(exchange, placed) },
       intentAge: undefined,
+      duplicates: exchange.duplicates,
+      unknown: undefined,
       details,
     };
   } finally {

@@ -5,22 +5,18 @@ import type { SimFigures } from './setup.js';
 
 export type Contender = 'makerd' | 'naive';
 
-/** How makerd's client sends order entry (SpotClientOptions.orderEntry). */
-export type OrderEntry = 'direct' | 'shared';
-
 export interface RunOptions {
   readonly tier: Tier;
   readonly seconds: number;
   readonly levels: number;
   /** taskset CPU list for the simulator process; undefined leaves it unpinned. */
   readonly simCpus: string | undefined;
-  readonly orderEntry: OrderEntry;
 }
 
 /** Raw latency samples in ms. */
 export interface Latency {
   readonly samples: readonly number[];
-  /** When each sample ended (its request written), wall-clock ms, where known. */
+  /** When each sample ended (its call handed to the client), wall-clock ms, where known. */
   readonly endedAtMs?: readonly number[];
 }
 
@@ -37,8 +33,15 @@ export interface RunResult {
   readonly pointsCharged: number;
   readonly pointsAvailable: number;
   readonly distance: DistanceFigures;
+  /** Snapshot ready (or, later, budget due / order found gone) → order-entry call made. */
   readonly tickToWire: Latency;
+  /** The same start → the order open at the engine (AddOrder and EditOrder). */
+  readonly toExchange: Latency;
   readonly intentAge: Latency | undefined;
+  /** Orders placed more than once for one userref (one generation of one slot). */
+  readonly duplicates: number;
+  /** Order-entry calls whose outcome was unknown (makerd's executor metric), if counted. */
+  readonly unknown: number | undefined;
   /** Share of the run's wall time the hypervisor took from each CPU (host-steal.ts), if known. */
   readonly hostSteal?: readonly number[] | undefined;
   /** How the tick-to-wire samples over the p99 target line up with the host's steal, if known. */

@@ -112,6 +112,31 @@ describe('simulator admin API, status modes and the dead man', () => {
     const full = (await state()).open_orders.filter((o) => o.key === k.apiKey);
     assert.deepEqual(full, body.open_orders);
 
+    assert.equal((body as { closed_orders?: unknown }).closed_orders, undefined);
+
+    // With closed=1, a cancelled order shows among the closed ones with its open time.
+    const txid = (open: { txid: string }[]): string => open[0]!.txid;
+    const cancelled = await signedPost(
+      sim.url,
+      'CancelOrder',
+      { txid: txid(body.open_orders as unknown as { txid: string }[]) },
+      k,
+    ).then(errorsOf);
+    assert.deepEqual(cancelled, []);
+    const withClosed = await sim.admin(
+      'GET',
+      `/_sim/orders?key=${encodeURIComponent(k.apiKey)}&closed=1`,
+    );
+    const closedBody = withClosed.body as {
+      open_orders: unknown[];
+      closed_orders: { status: string; userref: number; opentm: number }[];
+    };
+    assert.equal(closedBody.open_orders.length, 0);
+    assert.deepEqual(
+      closedBody.closed_orders.map((o) => [o.status, o.userref, o.opentm]),
+      [['canceled', 123_456, clock.now() / 1000]],
+    );
+
     const missing = await sim.admin('GET', '/_sim/orders');
     assert.equal(missing.status, 400);
     assert.match(JSON.stringify(missing.body), /"field":"key"/);

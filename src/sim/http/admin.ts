@@ -33,7 +33,7 @@ const MarketBody = Type.Object({
 
 /**
  * The simulator's own control surface under /_sim/, loopback only: inspect state (all of it, or
- * one key's open orders: GET /_sim/orders?key=), set the system status, inject faults, manage
+ * one key's open orders, and with &closed=1 its closed ones: GET /_sim/orders?key=), set the system status, inject faults, manage
  * keys, steer the background market. JSON in, JSON out; a bad body
  * is HTTP 400 naming the field.
  */
@@ -57,7 +57,8 @@ export function handleAdmin(
       return;
     }
     if (route === 'GET /_sim/orders') {
-      const key = new URLSearchParams(queryOf(req.url)).get('key') ?? '';
+      const query = new URLSearchParams(queryOf(req.url));
+      const key = query.get('key') ?? '';
       if (key === '') throw new InvalidInputError('key', 'is required (?key=<api key>)');
       const account = ctx.accounts.get(key);
       if (account === undefined || account.kind === 'background') {
@@ -68,6 +69,9 @@ export function handleAdmin(
         time: nowMs / 1000,
         key,
         open_orders: ctx.engine.openOrders(account).map((o) => openOrderRow(account, o)),
+        ...(query.get('closed') === '1'
+          ? { closed_orders: ctx.engine.closedOrders(account).map((o) => openOrderRow(account, o)) }
+          : {}),
       });
       return;
     }
@@ -179,7 +183,7 @@ function state(
   };
 }
 
-/** One open order as /_sim/state and /_sim/orders show it. */
+/** One order as /_sim/state and /_sim/orders show it. */
 function openOrderRow(account: Account, o: SimOrder): Record<string, unknown> {
   return {
     txid: o.txid,
