@@ -154,17 +154,16 @@ export class IntentBus {
           const intent = checked[i] as UnpublishedIntent;
           return [intent.slot, JSON.stringify(intent)];
         });
-        const reply = await this.#eval(
-          PUBLISH,
-          [key, this.#generationsKey, this.#pairsKey],
-          [pair, ...args],
-          key,
-        );
+        // One round trip: the script is written first and the job's add after it on the same
+        // connection, which Redis runs in order, so no job can run before the register holds
+        // these intents. Should the script fail, the job finds the register as it was.
+        const [reply] = await Promise.all([
+          this.#eval(PUBLISH, [key, this.#generationsKey, this.#pairsKey], [pair, ...args], key),
+          this.enqueue(pair),
+        ]);
         const counts = parseCounts(reply, indexes.length + 1, key);
         indexes.forEach((i, j) => (generations[i] = counts[j + 1] as number));
         byPair[pair] = { published: indexes.length, coalesced: counts[0] as number };
-        // After the write: a job that ran before it could find the register without them.
-        await this.enqueue(pair);
       }),
     );
 

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { encodeUserref, parseSlotKey, type OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
 import { recordFailure } from './failures.js';
@@ -47,25 +46,34 @@ export class OrderCalls {
   }
 
   /**
-   * Sends the calls, max_calls_in_flight at a time in plan order, each with its records written
-   * just before it leaves (so its `deadline` counts from then), and records each answer. Resolves
-   * once every outcome is recorded.
+   * Sends the calls in plan order, max_calls_in_flight at a time: the records of a group are
+   * written in one tracker transaction just before its calls leave together (so each `deadline`
+   * counts from its own send), and every answer is recorded. Resolves once every outcome is
+   * recorded; a failure (Redis away) is thrown after the other calls had their turn.
    */
   async run(calls: readonly PlannedCall[]): Promise<CallOutcome[]> {
-    if (calls.length === 0) return [];
-    const lanes = pLimit(this.#ctx.deps.config.max_calls_in_flight);
-    const settled = await Promise.allSettled(
-      calls.map((call) =>
-        lanes(async () => {
-          const ready = this.#prepare(call);
-          await this.#ctx.persist(ready.records);
-          return ready.send();
-        }),
-      ),
-    );
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-    return settled.map((s) => (s.status === 'fulfilled' ? s.value : DONE));
+    const width = this.#ctx.deps.config.max_calls_in_flight;
+    const outcomes: CallOutcome[] = [];
+    let failure: { reason: unknown } | undefined;
+    for (let i = 0; i < calls.length; i += width) {
+      const settled = await this.#group(calls.slice(i, i + width));
+      for (const s of settled) {
+        if (s.status === 'fulfilled') outcomes.push(s.value);
+        else failure ??= { reason: s.reason };
+      }
+    }
+    if (failure !== undefined) throw failure.reason;
+    return outcomes;
+  }
+
+  async #group(calls: readonly PlannedCall[]): Promise<PromiseSettledResult<CallOutcome>[]> {
+    const ready = calls.map((call) => this.#prepare(call));
+    try {
+      await this.#ctx.persist(ready.flatMap((r) => r.records));
+    } catch (reason) {
+      return calls.map(() => ({ status: 'rejected', reason }));
+    }
+    return Promise.allSettled(ready.map((r) => r.send()));
   }
 
   #prepare(call: PlannedCall): ReadyCall {

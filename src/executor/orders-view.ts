@@ -1,4 +1,5 @@
 import { readOrdersView } from '../bus/index.js';
+import { dec } from '../core/index.js';
 import { endpoints, UnknownOrderError } from '../exchange/index.js';
 import { viewOf } from './exchange-orders.js';
 import type { PairContext } from './pair-context.js';
@@ -35,8 +36,10 @@ export class OrdersViewFollower {
       if (rec.state !== 'open' && rec.state !== 'partially-filled') continue;
       if (rec.openedAtMs + margin > stored.askedAtMs) continue;
       const order = open[rec.txid];
-      if (order !== undefined) await ctx.apply(viewOf(rec.txid, order, rec, ctx.id, ctx.now()));
-      else gone.push(rec);
+      if (order === undefined) gone.push(rec);
+      // Only a changed execution is written: most views find every order as it was.
+      else if (!dec(order.vol_exec).eq(dec(rec.volumeExecuted)))
+        await ctx.apply(viewOf(rec.txid, order, rec, ctx.id, ctx.now()));
     }
     if (gone.length > 0) await this.#settle(gone);
     return gone.length;
