@@ -79,6 +79,12 @@ interface Plan<T> {
   readonly write?: (multi: ChainableCommander) => void;
 }
 
+/** What a transaction reads under its watch, and the key each command reads (for errors). */
+interface Reads {
+  readonly keys: readonly string[];
+  readonly build: (pipeline: ChainableCommander) => void;
+}
+
 interface TxConnection {
   readonly redis: Redis;
   /** How many times its socket closed: a change between WATCH and EXEC means the WATCH is gone. */
@@ -342,11 +348,13 @@ export class OrderTracker {
     const pairs = [...new Set(checked.map((o) => o.pair))];
     const watched = pairs.flatMap((p) => [this.liveKey(p), this.positionKey(p)]);
     const mainKey = this.liveKey(pairs[0] as string);
-    await this.#transact(watched, fence, mainKey, `writing ${mainKey}`, async (conn) => {
-      const reads = conn.pipeline();
-      for (const p of pairs) reads.hgetall(this.liveKey(p)).exists(this.positionKey(p));
-      const replies = await this.#execReads(reads, watched);
-
+    const reads: Reads = {
+      keys: watched,
+      build: (p) => {
+        for (const pair of pairs) p.hgetall(this.liveKey(pair)).exists(this.positionKey(pair));
+      },
+    };
+    await this.#transact(watched, fence, mainKey, `writing ${mainKey}`, reads, (replies) => {
       const writes: Array<(multi: ChainableCommander) => void> = [];
       pairs.forEach((p, i) => {
         const key = this.liveKey(p);
@@ -409,11 +417,11 @@ export class OrderTracker {
     const field = userrefField(given.userref);
     const watched = [key, positionKey, doneKey];
 
-    return this.#transact(watched, fence, key, `applying a view to ${key}`, async (conn) => {
-      const replies = await this.#execReads(
-        conn.pipeline().hget(key, field).hlen(key).get(positionKey).zscore(doneKey, field),
-        [key, key, positionKey, doneKey],
-      );
+    const reads: Reads = {
+      keys: [key, key, positionKey, doneKey],
+      build: (p) => p.hget(key, field).hlen(key).get(positionKey).zscore(doneKey, field),
+    };
+    return this.#transact(watched, fence, key, `applying a view to ${key}`, reads, (replies) => {
       const storedJson = replies[0] as string | null;
       const liveCount = replies[1] as number;
       const positionJson = replies[2] as string | null;
@@ -498,11 +506,11 @@ export class OrderTracker {
     }
     const key = this.historyKey(pair);
     const positionKey = this.positionKey(pair);
-    return this.#transact([key, positionKey], fence, key, `settling ${key}`, async (conn) => {
-      const replies = await this.#execReads(conn.pipeline().lrange(key, 0, -1).get(positionKey), [
-        key,
-        positionKey,
-      ]);
+    const reads: Reads = {
+      keys: [key, positionKey],
+      build: (p) => p.lrange(key, 0, -1).get(positionKey),
+    };
+    return this.#transact([key, positionKey], fence, key, `settling ${key}`, reads, (replies) => {
       const entries = replies[0] as string[];
       const positionJson = replies[1] as string | null;
       const wanted = new Set(given.map((v) => v.txid));
@@ -622,7 +630,8 @@ export class OrderTracker {
     fence: Fence | undefined,
     mainKey: string,
     doing: string,
-    step: (conn: Redis) => Promise<Plan<T>>,
+    reads: Reads,
+    plan: (replies: unknown[]) => Plan<T>,
   ): Promise<T> {
     return this.#serial(async () => {
       if (this.#closing !== undefined) throw new Error('OrderTracker is closed');
@@ -632,44 +641,46 @@ export class OrderTracker {
         const conn = tx.redis;
         let watching = false;
         try {
-          await conn.watch(...keys);
-          watching = true;
           const closes = tx.closes;
-          if (fence !== undefined) {
-            let held: string | null;
-            try {
-              held = await conn.get(fence.key);
-            } catch (err) {
-              throw trackerError(err, fence.key, `${doing}: reading the fence`);
-            }
-            if (held !== fence.token) {
-              throw new TrackerError(
-                'TRACKER_FENCED',
-                fence.key,
-                undefined,
-                `${doing}: fence ${fence.key} ${held === null ? 'is not set' : "holds another writer's token"}; nothing was written`,
-              );
-            }
+          watching = true;
+          // One round trip: the connection runs WATCH, the fence read and the reads in order, so
+          // all of them are read under the watch.
+          const pipeline = conn.pipeline().watch(...keys);
+          if (fence !== undefined) pipeline.get(fence.key);
+          reads.build(pipeline);
+          const replies = await this.#execReads(pipeline, [
+            keys[0] ?? mainKey,
+            ...(fence === undefined ? [] : [fence.key]),
+            ...reads.keys,
+          ]);
+          const held = fence === undefined ? undefined : replies[1];
+          if (fence !== undefined && held !== fence.token) {
+            throw new TrackerError(
+              'TRACKER_FENCED',
+              fence.key,
+              undefined,
+              `${doing}: fence ${fence.key} ${held === null ? 'is not set' : "holds another writer's token"}; nothing was written`,
+            );
           }
-          const plan = await step(conn);
-          if (plan.write === undefined) {
+          const planned = plan(replies.slice(fence === undefined ? 1 : 2));
+          if (planned.write === undefined) {
             watching = false;
             await conn.unwatch();
-            return plan.result;
+            return planned.result;
           }
           // Checked in the same tick as the MULTI is written: no close can fall in between.
           if (tx.closes !== closes || conn.status !== 'ready') continue;
           const multi = conn.multi();
-          plan.write(multi);
+          planned.write(multi);
           watching = false;
-          const replies = await multi.exec();
-          if (replies === null) {
+          const results = await multi.exec();
+          if (results === null) {
             await sleep(Math.random() * 2 * attempt);
             continue;
           }
-          const failed = replies.find(([error]) => error !== null)?.[0];
+          const failed = results.find(([error]) => error !== null)?.[0];
           if (failed !== undefined && failed !== null) throw failed;
-          return plan.result;
+          return planned.result;
         } catch (err) {
           if (watching) await conn.unwatch().catch(() => undefined);
           throw trackerError(err, mainKey, doing);

@@ -363,17 +363,17 @@ void describe('OrderTracker', () => {
       await tracker.put([a, b, c].map((o) => ({ ...o, state: 'canceled' as const })));
       // An entry of some other order that does not decode is not looked at.
       await redis.rpush(tracker.historyKey(PAIR), '{"broken"');
-      // A tracker of its own, whose transaction connection counts its WATCHes.
+      // A tracker of its own, whose transaction connection counts its MULTIs.
       const conn = new Redis(REDIS_URL);
-      let watches = 0;
+      let transactions = 0;
       const duplicateOf = conn.duplicate.bind(conn);
       conn.duplicate = (...args: Parameters<Redis['duplicate']>) => {
         const tx = duplicateOf(...args);
-        const watchOn = tx.watch.bind(tx);
-        tx.watch = ((...keys: Parameters<Redis['watch']>) => {
-          watches += 1;
-          return watchOn(...keys);
-        }) as Redis['watch'];
+        const multiOn = tx.multi.bind(tx);
+        tx.multi = ((...a: Parameters<Redis['multi']>) => {
+          transactions += 1;
+          return multiOn(...a);
+        }) as Redis['multi'];
         return tx;
       };
       const own = new OrderTracker({ redis: conn, prefix });
@@ -391,7 +391,7 @@ void describe('OrderTracker', () => {
         ],
         7_000,
       );
-      assert.equal(watches, 1, 'one transaction for the four views');
+      assert.equal(transactions, 1, 'one transaction for the four views');
       assert.deepEqual(
         fills.map((f) => [f.txid, f.volume, f.atMs]),
         [
@@ -426,7 +426,7 @@ void describe('OrderTracker', () => {
       );
       assert.equal((await own.position(PAIR)).fills, 2);
       assert.deepEqual(await own.settle([], 8_000), []);
-      assert.equal(watches, 2, 'no transaction for no views');
+      assert.equal(transactions, 1, 'nothing written for views that add nothing, nor for none');
     });
 
     void it('settle refuses views of two pairs, naming the field', async () => {
