@@ -146,11 +146,12 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     const intents = await counterTotals(registry, 'makerd_executor_intents_total', 'outcome');
     const points = await counterTotals(registry, 'makerd_ratecount_points_total', 'action');
     const unknowns = await counterTotals(registry, 'makerd_unknown_outcomes_total', 'resolution');
+    const answers = await counterTotals(registry, 'makerd_order_actions_total', 'outcome');
     details.push(
       `runner: ${sum(stats.map((s) => s.ticks))} ticks, ${sum(stats.map((s) => s.intents))} intents published, ` +
         `${sum(stats.map((s) => s.coalesced))} coalesced on the bus before the executor took them`,
       `executor intents by outcome: ${fmtMap(intents)}`,
-      `unknown outcomes by resolution: ${fmtMap(unknowns)}`,
+      `order-entry calls by outcome: ${fmtMap(answers)}; unknown outcomes by resolution: ${fmtMap(unknowns)}`,
       `executor ratecount points by action (its model): ${fmtMap(points)}; total ` +
         `${sum([...points.values()]).toFixed(1)} against ${pointsCharged.toFixed(1)} the simulator charged`,
       `snapshot built (from the time it is stamped with to ready; before tick-to-wire starts): p50 ` +

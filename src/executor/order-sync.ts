@@ -51,11 +51,9 @@ export class OrderSync {
     const ctx = this.#ctx;
     const { reads, instance, metrics, log } = ctx.deps;
     const now = ctx.now();
-    const inDoubt = [...ctx.orders.values()].filter(
-      (o) => o.state === 'unknown' || o.state === 'pending-new',
-    );
-    const due = inDoubt.filter((o) => this.#dueOf(o) <= now);
-    const notDue = inDoubt.filter((o) => this.#dueOf(o) > now);
+    const doubts = [...ctx.orders.values()].filter(inDoubt);
+    const due = doubts.filter((o) => this.#dueOf(o) <= now);
+    const notDue = doubts.filter((o) => this.#dueOf(o) > now);
     const subjects =
       scope === 'all' ? [...ctx.orders.values()].filter((o) => !notDue.includes(o)) : due;
     if (scope === 'unknowns' && subjects.length === 0) return this.#result(notDue, 0, 0);
@@ -93,7 +91,7 @@ export class OrderSync {
       }
       seenTxids.add(hit[0]);
       await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
-      if (rec.state === 'unknown' || rec.state === 'pending-new') {
+      if (inDoubt(rec)) {
         metrics.unknowns.inc({ pair: ctx.label, resolution: 'open' });
         resolved += 1;
       }
@@ -146,7 +144,7 @@ export class OrderSync {
             : undefined;
       if (hit !== undefined) {
         await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
-        metrics.unknowns.inc({ pair: ctx.label, resolution: 'closed' });
+        if (inDoubt(rec)) metrics.unknowns.inc({ pair: ctx.label, resolution: 'closed' });
         resolved += 1;
       } else if (rec.txid !== null && rec.pendingCall !== 'edit') {
         toQuery.push(rec);
@@ -171,7 +169,7 @@ export class OrderSync {
         const o = found[rec.txid as string];
         if (o !== undefined) {
           await ctx.apply(viewOf(rec.txid as string, o, rec, ctx.id, ctx.now()));
-          metrics.unknowns.inc({ pair: ctx.label, resolution: 'queried' });
+          if (inDoubt(rec)) metrics.unknowns.inc({ pair: ctx.label, resolution: 'queried' });
         } else {
           log.error(
             { txid: rec.txid, userref: rec.userref },
@@ -186,7 +184,7 @@ export class OrderSync {
               updatedAtMs: ctx.now(),
             },
           ]);
-          metrics.unknowns.inc({ pair: ctx.label, resolution: 'lost' });
+          if (inDoubt(rec)) metrics.unknowns.inc({ pair: ctx.label, resolution: 'lost' });
         }
         resolved += 1;
       }
@@ -243,4 +241,12 @@ export class OrderSync {
       resolved,
     };
   }
+}
+
+/**
+ * A record whose call got no answer (or whose process died before recording one): only these
+ * count in makerd_unknown_outcomes_total; a known order that left the book is no unknown outcome.
+ */
+function inDoubt(rec: TrackedOrder): boolean {
+  return rec.state === 'unknown' || rec.state === 'pending-new';
 }

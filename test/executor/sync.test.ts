@@ -71,4 +71,27 @@ void describe('Executor: the periodic full sync', () => {
     assert.deepEqual([adopted.slot, adopted.origin, adopted.state], ['bid:3', 'adopted', 'open']);
     assert.ok(logs.some((l) => l.msg === 'adopted an open order of ours the tracker did not know'));
   });
+
+  void it('records an order that left the book from ClosedOrders, as no unknown outcome', async () => {
+    const { h, executor, registry } = suite;
+    const placed = await h.publishAndStep([h.intent(BTC, 'ask:1', quote('ask:1', 0))]);
+    assert.equal(placed.sent, 1);
+    const [order] = (await h.simOrders()).filter((o) => o.pair === BTC);
+    assert.ok(order !== undefined);
+    // Taken off the book behind the executor's back, as a fill would take it.
+    await h.keyClient().cancelOrder({ txid: order.txid });
+    await h.advance(30_000);
+    const settled = await until('the record settled', async () => {
+      const live = await executor.tracker.live(BTC);
+      return live.some((o) => o.txid === order.txid) ? undefined : true;
+    });
+    assert.equal(settled, true);
+    const total = async (resolution: string): Promise<number> =>
+      metricValue(registry, 'makerd_unknown_outcomes_total', { resolution });
+    assert.deepEqual(
+      await Promise.all(['open', 'closed', 'queried', 'not-executed', 'lost'].map(total)),
+      [0, 0, 0, 0, 0],
+      'every call of this order was answered',
+    );
+  });
 });
