@@ -1,5 +1,5 @@
-import { encodeUserref, parseSlotKey, type OrderIntent } from '../core/index.js';
-import type { CallOptions } from '../exchange/index.js';
+import { encodeUserref, parseSlotKey } from '../core/index.js';
+import { callTimes, sendCall } from './call-send.js';
 import { recordFailure } from './failures.js';
 import {
   addFields,
@@ -94,7 +94,7 @@ export class OrderCalls {
   #add(call: PlannedCall, items: readonly AddItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
-    const { sentAtMs, deadlineMs, deadline } = this.#times();
+    const { sentAtMs, deadlineMs, deadline } = callTimes(this.#ctx);
     const records = items.map((item) => {
       const slot = parseSlotKey(item.intent.slot);
       const userref = encodeUserref(instance, slot, item.intent.generation);
@@ -106,7 +106,7 @@ export class OrderCalls {
     const send = async (): Promise<CallOutcome> => {
       try {
         if (single) {
-          const res = await this.#send(action, items, (o) =>
+          const res = await sendCall(this.#ctx, this.#wire, action, items, (o) =>
             client.addOrder(addOrderRequest(ctx.id, fields[0] as (typeof fields)[0], deadline), o),
           );
           const txid = res.result.txid?.[0];
@@ -116,7 +116,7 @@ export class OrderCalls {
           else await this.#opened(rec, txid, action);
           return DONE;
         }
-        const res = await this.#send(action, items, (o) =>
+        const res = await sendCall(this.#ctx, this.#wire, action, items, (o) =>
           client.addOrderBatch(addOrderBatchRequest(ctx.id, fields, deadline), o),
         );
         for (const [i, rec] of records.entries()) {
@@ -149,7 +149,7 @@ export class OrderCalls {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
     const orig = item.order;
-    const { sentAtMs, deadlineMs, deadline } = this.#times();
+    const { sentAtMs, deadlineMs, deadline } = callTimes(this.#ctx);
     const userref = encodeUserref(instance, parseSlotKey(item.intent.slot), item.intent.generation);
     const next: TrackedOrder = {
       ...pendingRecord(
@@ -171,7 +171,7 @@ export class OrderCalls {
     const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
     const send = async (): Promise<CallOutcome> => {
       try {
-        const res = await this.#send('EditOrder', [item], (o) =>
+        const res = await sendCall(this.#ctx, this.#wire, 'EditOrder', [item], (o) =>
           client.editOrder(
             editOrderRequest(orig.txid as string, ctx.id, item, userref, deadline),
             o,
@@ -230,7 +230,7 @@ export class OrderCalls {
     const ctx = this.#ctx;
     const { client } = ctx.deps;
     const kind = call.kind === 'CancelOrder' ? 'CancelOrder' : 'CancelOrderBatch';
-    const { sentAtMs, deadlineMs } = this.#times();
+    const { sentAtMs, deadlineMs } = callTimes(this.#ctx);
     const sent = items.map((i): TrackedOrder => ({
       ...i.order,
       pendingCall: 'cancel',
@@ -240,7 +240,7 @@ export class OrderCalls {
     const txids = sent.map((o) => o.txid as string);
     const send = async (): Promise<CallOutcome> => {
       try {
-        const res = await this.#send(kind, items, (o) =>
+        const res = await sendCall(this.#ctx, this.#wire, kind, items, (o) =>
           kind === 'CancelOrder'
             ? client.cancelOrder({ txid: txids[0] as string }, o)
             : client.cancelOrderBatch({ orders: txids }, o),
@@ -295,39 +295,6 @@ export class OrderCalls {
   ): Promise<CallOutcome> {
     await recordFailure(this.#ctx, records, action, failure, also);
     return { refund: pointsBack(failure) ? cost : 0, cancelled: [] };
-  }
-
-  /** When a call is sent and its `deadline`: an unanswered call cannot execute after it. */
-  #times(): { sentAtMs: number; deadlineMs: number; deadline: string } {
-    const sentAtMs = this.#ctx.now();
-    const deadlineMs = sentAtMs + this.#ctx.deps.config.deadline_ms;
-    return { sentAtMs, deadlineMs, deadline: new Date(deadlineMs).toISOString() };
-  }
-
-  /** Hands the call to the client with our own answer timeout, observing tick-to-wire. */
-  async #send<T>(
-    action: string,
-    items: readonly { readonly intent: OrderIntent }[],
-    call: (options: CallOptions) => Promise<T>,
-  ): Promise<T> {
-    const { clock, config } = this.#ctx.deps;
-    this.#wire.sent(
-      action,
-      items.map((i) => i.intent),
-      clock.now(),
-    );
-    const ms = config.request_timeout_ms;
-    const timeout = new AbortController();
-    const answered = new AbortController();
-    clock.sleep(ms, answered.signal).then(
-      () => timeout.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')),
-      () => undefined,
-    );
-    try {
-      return await call({ signal: timeout.signal });
-    } finally {
-      answered.abort();
-    }
   }
 }
 

@@ -17,22 +17,13 @@ import {
   PermissionDeniedError,
   type SpotClient,
 } from '../../src/index.js';
-import { clientFor, recordSigned } from '../support/client-for.js';
+import { LIMIT_BUY, clientFor, recordSigned } from '../support/client-for.js';
 import {
   newSecret,
   startFakeExchange,
   type FakeExchange,
   type RecordedRequest,
 } from '../support/fake-exchange.js';
-
-/** A plain limit buy, for tests about how a call is sent rather than what it asks. */
-const LIMIT_BUY = {
-  pair: 'XBTUSD',
-  type: 'buy' as const,
-  ordertype: 'limit' as const,
-  volume: '1',
-  price: '37500.0',
-};
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';

@@ -7,21 +7,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { InvalidInputError, SpotClient } from '../../src/index.js';
-import { clientFor, recordSigned, settle } from '../support/client-for.js';
+import { LIMIT_BUY, clientFor, recordSigned, settle } from '../support/client-for.js';
 import {
   resultOf,
   startFakeExchange,
   type FakeExchange,
   type Reply,
 } from '../support/fake-exchange.js';
-
-const LIMIT_BUY = {
-  pair: 'XBTUSD',
-  type: 'buy' as const,
-  ordertype: 'limit' as const,
-  volume: '1',
-  price: '37500.0',
-};
 
 const RESULTS: Readonly<Record<string, unknown>> = {
   Balance: { ZUSD: '1000.0000' },

@@ -9,6 +9,15 @@ import type { FakeExchange } from './fake-exchange.js';
 
 export const SIGNED_CHANNEL = 'makerd:exchange:signed';
 
+/** A plain limit buy, for tests about how a call is sent rather than what it asks. */
+export const LIMIT_BUY = {
+  pair: 'XBTUSD',
+  type: 'buy' as const,
+  ordertype: 'limit' as const,
+  volume: '1',
+  price: '37500.0',
+};
+
 /**
  * A client on the fake's spot, futures and custody keys. Client-side REST pacing is off and retry
  * backoff is a few milliseconds unless a test asks otherwise, so tests stay fast.
