@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { InvalidInputError, MAX_INSTANCE, parseWithSchema } from '../core/index.js';
 import { TIERS } from '../exchange/index.js';
 import { MarketConfig } from '../market/index.js';
+import { isLoopbackHost } from '../obs/index.js';
 import { RunnerConfig } from '../runner/config.js';
 import { ExecutorConfig } from '../executor/config.js';
 import { SupervisorConfig } from '../safety/config.js';
@@ -141,6 +142,9 @@ const ENV_OVERRIDES: ReadonlyArray<
 export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): BotSettings {
   const withEnv = applyEnv(raw, env);
   const base = parseWithSchema(BotConfig, withEnv, '');
+  checkUrl('exchange.url', base.exchange.url, ['http:', 'https:']);
+  checkUrl('redis.url', base.redis.url, ['redis:', 'rediss:']);
+  checkHttpToken(base.http, env);
   return {
     ...base,
     market: parseWithSchema(MarketConfig, base.market, 'market'),
@@ -148,6 +152,38 @@ export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
     supervisor: parseWithSchema(SupervisorConfig, base.supervisor, 'supervisor'),
   };
+}
+
+/** Refused with the settings, so a client never meets it: parsed, with one of `schemes`. */
+function checkUrl(field: string, value: string, schemes: readonly string[]): void {
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(value).protocol;
+  } catch {
+    scheme = undefined;
+  }
+  if (scheme !== undefined && schemes.includes(scheme)) return;
+  const wanted = schemes.map((s) => `${s}//`).join(' or ');
+  throw new InvalidInputError(
+    field,
+    `must be a URL starting with ${wanted}, got ${JSON.stringify(value)}`,
+  );
+}
+
+/**
+ * Anything that reaches the HTTP endpoint can halt the bot, so off loopback it needs a token. It
+ * is refused here, before any role touches Redis or the exchange; the token itself is read (and a
+ * file that cannot be read is refused) when the endpoint starts.
+ */
+function checkHttpToken(http: BotSettings['http'], env: NodeJS.ProcessEnv): void {
+  if (isLoopbackHost(http.host)) return;
+  const name = http.token_env;
+  if ((env[name] ?? '') !== '' || (env[`${name}_FILE`] ?? '') !== '') return;
+  throw new InvalidInputError(
+    'http.token_env',
+    `a token is required when http.host is ${http.host}, not loopback (anyone reaching it ` +
+      `could halt the bot): set ${name} or ${name}_FILE`,
+  );
 }
 
 export function loadBotConfig(file: string, env: NodeJS.ProcessEnv = process.env): BotSettings {

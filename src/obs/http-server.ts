@@ -29,6 +29,11 @@ export interface RunningHttpServer {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Whether only this machine can reach an endpoint bound to `host`. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host);
+}
 const MAX_BODY = 16 * 1024;
 
 /**
@@ -39,7 +44,7 @@ const MAX_BODY = 16 * 1024;
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { host, token, routes } = options;
   const log = options.log ?? silentLog;
-  if (!LOOPBACK.has(host) && (token === undefined || token === '')) {
+  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
     throw new InvalidInputError(
       'http.token_env',
       `a token is required when http.host is ${host}, not loopback: anyone reaching it could halt the bot`,

@@ -6,6 +6,7 @@ export {
   type LoggerSetup,
 } from './logger.js';
 export {
+  isLoopbackHost,
   startHttpServer,
   type HttpServerOptions,
   type RouteAnswer,

@@ -81,7 +81,11 @@ describe('daemon configuration', () => {
   });
 
   it('takes the HTTP address from MAKERD_HTTP_HOST and MAKERD_HTTP_PORT, naming a bad port', () => {
-    const c = parseBotConfig(minimal, { MAKERD_HTTP_HOST: '0.0.0.0', MAKERD_HTTP_PORT: '9500' });
+    const c = parseBotConfig(minimal, {
+      MAKERD_HTTP_HOST: '0.0.0.0',
+      MAKERD_HTTP_PORT: '9500',
+      MAKERD_HTTP_TOKEN_FILE: '/run/secrets/token',
+    });
     assert.equal(c.http.host, '0.0.0.0');
     assert.equal(c.http.port, 9500);
     assert.throws(
@@ -117,6 +121,24 @@ describe('daemon configuration', () => {
       { ...minimal, executor: { foreign_orders: 'adopt' } },
       'executor.foreign_orders',
       /./,
+    ],
+    [
+      'an exchange URL without its scheme',
+      { ...minimal, exchange: { url: '127.0.0.1:7878' } },
+      'exchange.url',
+      /^exchange\.url: must be a URL starting with http:\/\/ or https:\/\/, got "127\.0\.0\.1:7878"$/,
+    ],
+    [
+      'a Redis URL of another scheme',
+      { ...minimal, redis: { url: 'http://127.0.0.1:6379' } },
+      'redis.url',
+      /must be a URL starting with redis:\/\/ or rediss:\/\//,
+    ],
+    [
+      'an HTTP endpoint off loopback without a token',
+      { ...minimal, http: { host: '0.0.0.0' } },
+      'http.token_env',
+      /a token is required when http\.host is 0\.0\.0\.0.*set MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE/,
     ],
     [
       'a misspelt market poll',

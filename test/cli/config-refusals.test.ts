@@ -1,0 +1,73 @@
+/**
+ * A configuration the daemon cannot run with is refused in one line naming the field, before any
+ * role connects to Redis or the exchange: nothing listens on the ports these configs name, so a
+ * command that tried to connect would fail otherwise, and nothing is logged.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { closedPort } from '../support/client-for.js';
+import { makerd } from '../support/spawn.js';
+
+const ENV = {
+  MAKERD_API_KEY: 'key-for-a-refused-start',
+  MAKERD_API_SECRET: Buffer.alloc(64, 1).toString('base64'),
+  MAKERD_HTTP_TOKEN: '',
+  MAKERD_HTTP_TOKEN_FILE: '',
+};
+
+async function configWith(overrides: Record<string, unknown>): Promise<string> {
+  const port = await closedPort();
+  const file = join(mkdtempSync(join(tmpdir(), 'makerd-refusal-')), 'makerd.yaml');
+  writeFileSync(
+    file,
+    stringify({
+      exchange: { url: `http://127.0.0.1:${port}`, credentials: { from: 'env' } },
+      redis: { url: `redis://127.0.0.1:${port}` },
+      pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }],
+      ...overrides,
+    }),
+  );
+  return file;
+}
+
+async function refusal(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const run = makerd(args, ENV);
+  const [code] = (await once(run.child, 'close')) as [number | null];
+  assert.deepEqual(run.lines, [], 'nothing logged: no role was started');
+  return { code, stderr: run.stderr() };
+}
+
+void describe('makerd refuses a configuration it cannot run with, first', () => {
+  void it('run: an HTTP endpoint off loopback without a token', async () => {
+    const config = await configWith({ http: { host: '0.0.0.0', port: 0 } });
+    const { code, stderr } = await refusal(['run', '--config', config, '--status-every', '0']);
+    assert.equal(
+      stderr,
+      'makerd: http.token_env: a token is required when http.host is 0.0.0.0, not loopback ' +
+        '(anyone reaching it could halt the bot): set MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE\n',
+    );
+    assert.equal(code, 2);
+  });
+
+  void it('check-config: an exchange URL without its scheme', async () => {
+    const config = await configWith({});
+    writeFileSync(
+      config,
+      stringify({
+        exchange: { url: '127.0.0.1:7878', credentials: { from: 'env' } },
+        pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread' } }],
+      }),
+    );
+    const { code, stderr } = await refusal(['check-config', '--config', config]);
+    assert.equal(
+      stderr,
+      'makerd: exchange.url: must be a URL starting with http:// or https://, got "127.0.0.1:7878"\n',
+    );
+    assert.equal(code, 2);
+  });
+});
