@@ -1,6 +1,12 @@
 import { Redis } from 'ioredis';
 import { ControlFlags, IntentBus } from '../bus/index.js';
-import { systemClock, type Clock, type PairInfo } from '../core/index.js';
+import {
+  MakerdError,
+  errorMessage,
+  systemClock,
+  type Clock,
+  type PairInfo,
+} from '../core/index.js';
 import {
   RedisNonceSource,
   SpotClient,
@@ -68,13 +74,12 @@ export function keyClient(
  */
 export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts): Promise<RoleBase> {
   const clock = parts.clock ?? systemClock;
-  const redis = new Redis(settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  const redis = await connectRedis(settings.redis.url);
   const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
   const close = async (): Promise<void> => {
     for (const part of opened.splice(0).reverse()) await part.close();
   };
   try {
-    await redis.connect();
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
     const client = keyClient(settings, redis, credentials, clock);
     opened.push(client);
@@ -101,6 +106,34 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/**
+ * A connection to the bot's Redis, or one line naming `redis.url` and why not (exit 1: under a
+ * restart policy the next start tries again), with nothing else started. The URL is shown without
+ * its user and password.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
+  let reason: unknown;
+  // ioredis reports the cause (ECONNREFUSED, ENOTFOUND...) as an event, then rejects connect()
+  // with only "Connection is closed".
+  const noted = (err: unknown): void => void (reason ??= err);
+  redis.on('error', noted);
+  try {
+    await redis.connect();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    const { protocol, host } = new URL(url);
+    throw new MakerdError(
+      'NO_REDIS',
+      `redis.url: cannot connect to ${protocol}//${host}: ${errorMessage(reason ?? err)}`,
+      { cause: err },
+    );
+  } finally {
+    redis.off('error', noted);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * A configuration the daemon cannot run with is refused in one line naming the field, before any
  * role connects to Redis or the exchange: nothing listens on the ports these configs name, so a
- * command that tried to connect would fail otherwise, and nothing is logged.
+ * command that tried to connect would fail otherwise, and nothing is logged. A Redis that does
+ * not answer is one line too, naming redis.url, with nothing started.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -20,8 +21,8 @@ const ENV = {
   MAKERD_HTTP_TOKEN_FILE: '',
 };
 
-async function configWith(overrides: Record<string, unknown>): Promise<string> {
-  const port = await closedPort();
+async function configWith(overrides: Record<string, unknown>, port?: number): Promise<string> {
+  port ??= await closedPort();
   const file = join(mkdtempSync(join(tmpdir(), 'makerd-refusal-')), 'makerd.yaml');
   writeFileSync(
     file,
@@ -69,5 +70,20 @@ void describe('makerd refuses a configuration it cannot run with, first', () => 
       'makerd: exchange.url: must be a URL starting with http:// or https://, got "127.0.0.1:7878"\n',
     );
     assert.equal(code, 2);
+  });
+
+  void it('run: a Redis that does not answer, in one line without the password', async () => {
+    const port = await closedPort();
+    const config = await configWith(
+      { redis: { url: `redis://makerd:hunter2@127.0.0.1:${port}` }, http: { port: 0 } },
+      port,
+    );
+    const { code, stderr } = await refusal(['run', '--config', config, '--status-every', '0']);
+    assert.equal(
+      stderr,
+      `makerd: redis.url: cannot connect to redis://127.0.0.1:${port}: ` +
+        `connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
+    assert.equal(code, 1);
   });
 });
