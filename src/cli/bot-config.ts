@@ -7,7 +7,7 @@ import { MarketConfig } from '../market/index.js';
 import { isLoopbackHost } from '../obs/index.js';
 import { RunnerConfig } from '../runner/config.js';
 import { ExecutorConfig } from '../executor/config.js';
-import { SupervisorConfig } from '../safety/config.js';
+import { SupervisorConfig, checkSupervisorConfig } from '../safety/config.js';
 
 /**
  * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
@@ -145,12 +145,14 @@ export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
   checkUrl('exchange.url', base.exchange.url, ['http:', 'https:']);
   checkUrl('redis.url', base.redis.url, ['redis:', 'rediss:']);
   checkHttpToken(base.http, env);
+  const supervisor = parseWithSchema(SupervisorConfig, base.supervisor, 'supervisor');
+  checkSupervisorConfig(supervisor);
   return {
     ...base,
     market: parseWithSchema(MarketConfig, base.market, 'market'),
     runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
     executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
-    supervisor: parseWithSchema(SupervisorConfig, base.supervisor, 'supervisor'),
+    supervisor,
   };
 }
 
@@ -197,7 +199,9 @@ export function loadBotConfig(file: string, env: NodeJS.ProcessEnv = process.env
   try {
     raw = parseYaml(text);
   } catch (err) {
-    throw new InvalidInputError('--config', `${file} is not valid YAML: ${(err as Error).message}`);
+    // The parser's first line says what and where; the code frame after it spans lines.
+    const what = ((err as Error).message.split('\n')[0] ?? '').replace(/:$/, '');
+    throw new InvalidInputError('--config', `${file} is not valid YAML: ${what}`);
   }
   return parseBotConfig(raw ?? {}, env);
 }

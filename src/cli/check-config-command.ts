@@ -1,14 +1,16 @@
 import { stringify } from 'yaml';
 import type { BotSettings } from './bot-config.js';
-import { loadSettings } from './role-command.js';
+import { builtInStrategies, loadSettings } from './role-command.js';
+import { checkStrategies } from './runner-role.js';
 
 /**
  * `makerd check-config`: the configuration as the daemon would run it (file, defaults and
  * environment overrides), as YAML. Secrets never live in the file; for each variable that may
  * hold one it says only whether it is set, and where from, never a character of the value.
  */
-export function checkConfig(opts: { config?: string }): void {
+export async function checkConfig(opts: { config?: string }): Promise<void> {
   const { settings, file } = loadSettings(opts.config);
+  await checkStrategies(settings, builtInStrategies());
   process.stdout.write(`# ${file}, defaults and environment applied\n`);
   process.stdout.write(stringify({ ...settings, secrets: secretsOf(settings, process.env) }));
 }

@@ -12,7 +12,7 @@ import {
   type RoleCommandContext,
   type RoleCommandOptions,
 } from './role-command.js';
-import { startRunnerRole, type RunnerRole } from './runner-role.js';
+import { checkStrategies, startRunnerRole, type RunnerRole } from './runner-role.js';
 import { runnerStatus } from './runner-status.js';
 import { logShutdown, startSupervisorRole, type SupervisorRole } from './supervisor-role.js';
 
@@ -67,6 +67,7 @@ export async function runRoles(
 ): Promise<void> {
   const { settings, log } = ctx;
   refuseSplitWithoutWindow(settings, roles);
+  if (roles.includes('runner')) await checkStrategies(settings, builtInStrategies());
   const registry = createMetricsRegistry();
   const base = await openRoleBase(settings, { configDir: ctx.configDir });
   const parts = { settings, log, registry, configDir: ctx.configDir, base };

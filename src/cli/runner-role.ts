@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { BEAT_EVERY_MS, BEAT_TTL_MS, publishOrdersView, type IntentBus } from '../bus/index.js';
-import { errorMessage } from '../core/index.js';
+import { errorMessage, parseWithSchema } from '../core/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import {
@@ -38,6 +38,21 @@ export interface RunnerRole {
   readonly bus: IntentBus;
   readonly client: SpotClient;
   stop(): Promise<void>;
+}
+
+/**
+ * Loads each pair's strategy and checks its options, before anything connects: a bad option is
+ * refused before the executor takes a lease or the exchange sees a private call. The role checks
+ * again with the pair (init, start) when it starts.
+ */
+export async function checkStrategies(settings: BotSettings, strategiesDir: string): Promise<void> {
+  for (const [i, entry] of settings.pairs.entries()) {
+    const plugin = await loadStrategy(entry.strategy.name, {
+      strategiesDir,
+      field: `pairs[${i}].strategy.name`,
+    });
+    parseWithSchema(plugin.options, entry.strategy.options ?? {}, `pairs[${i}].strategy.options`);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { InvalidInputError } from '../core/index.js';
 import { RiskConfig } from './risk-config.js';
 
 /** `supervisor:` in the daemon's YAML: the dead-man switch, the status watch, halts. */
@@ -78,3 +79,14 @@ export const SupervisorConfig = Type.Object(
   { additionalProperties: false },
 );
 export type SupervisorConfig = Static<typeof SupervisorConfig>;
+
+/** What the schema cannot say: a heartbeat period under the timeout it keeps from firing. */
+export function checkSupervisorConfig(config: SupervisorConfig): void {
+  const hb = config.heartbeat;
+  if (hb.interval_s >= hb.timeout_s) {
+    throw new InvalidInputError(
+      'supervisor.heartbeat.interval_s',
+      `must be under timeout_s (${hb.timeout_s}), got ${hb.interval_s}: the timer would fire between heartbeats`,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-export { SupervisorConfig } from './config.js';
+export { SupervisorConfig, checkSupervisorConfig } from './config.js';
 export { DeadManSwitch, type DeadManClient } from './dead-man.js';
 export { SupervisorMetrics, type HaltCause } from './metrics.js';
 export {

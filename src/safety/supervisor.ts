@@ -1,7 +1,6 @@
 import type { HaltState, Role } from '../bus/index.js';
 import {
   errorMessage,
-  InvalidInputError,
   silentLog,
   systemClock,
   within,
@@ -14,7 +13,7 @@ import type {
   MaintenanceEvent,
   SystemStatusResult,
 } from '../exchange/index.js';
-import type { SupervisorConfig } from './config.js';
+import { checkSupervisorConfig, type SupervisorConfig } from './config.js';
 import { DeadManSwitch, type DeadManClient } from './dead-man.js';
 import type { HaltCause, SupervisorMetrics } from './metrics.js';
 import { RiskGuard, type Breach, type PairRisk } from './risk.js';
@@ -140,20 +139,14 @@ export class Supervisor {
   #riskReadAtMs: number | undefined;
 
   constructor(options: SupervisorOptions) {
-    const hb = options.config.heartbeat;
-    if (hb.interval_s >= hb.timeout_s) {
-      throw new InvalidInputError(
-        'supervisor.heartbeat.interval_s',
-        `must be under timeout_s (${hb.timeout_s}), got ${hb.interval_s}: the timer would fire between heartbeats`,
-      );
-    }
+    checkSupervisorConfig(options.config);
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLog;
     this.#guard = new RiskGuard(options.config.risk);
     this.#deadMan = new DeadManSwitch({
       client: options.client,
-      timeoutS: hb.timeout_s,
+      timeoutS: options.config.heartbeat.timeout_s,
       clock: this.#clock,
       log: this.#log,
       metrics: options.metrics,

@@ -141,6 +141,12 @@ describe('daemon configuration', () => {
       /a token is required when http\.host is 0\.0\.0\.0.*set MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE/,
     ],
     [
+      'a heartbeat period not under its timeout',
+      { ...minimal, supervisor: { heartbeat: { timeout_s: 10, interval_s: 10 } } },
+      'supervisor.heartbeat.interval_s',
+      /must be under timeout_s \(10\), got 10/,
+    ],
+    [
       'a misspelt market poll',
       { ...minimal, market: { polls: { depht: {} } } },
       'market.polls.depht',

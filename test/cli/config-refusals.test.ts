@@ -86,4 +86,28 @@ void describe('makerd refuses a configuration it cannot run with, first', () => 
     );
     assert.equal(code, 1);
   });
+
+  void it('check-config: a file that is not YAML, in one line', async () => {
+    const config = await configWith({});
+    writeFileSync(config, 'exchange: [unclosed\n  pairs: {\n');
+    const { code, stderr } = await refusal(['check-config', '--config', config]);
+    assert.equal(
+      stderr,
+      `makerd: --config: ${config} is not valid YAML: Implicit keys of flow sequence pairs need ` +
+        'to be on a single line at line 1, column 12\n',
+    );
+    assert.equal(code, 2);
+  });
+
+  void it('run and check-config: a bad strategy option, before Redis or the exchange', async () => {
+    const config = await configWith({
+      pairs: [{ pair: 'XBTUSD', strategy: { name: 'spread', options: { order_size: '-1' } } }],
+      http: { port: 0 },
+    });
+    for (const args of [['run', '--status-every', '0'], ['check-config']]) {
+      const { code, stderr } = await refusal([...args, '--config', config]);
+      assert.match(stderr, /^makerd: pairs\[0\]\.strategy\.options\.order_size: [^\n]+\n$/);
+      assert.equal(code, 2, args[0]);
+    }
+  });
 });
