@@ -9,7 +9,13 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['bin/*.js', 'scripts/*.js', '*.js', '.dependency-cruiser.cjs'],
+          allowDefaultProject: [
+            'bin/*.js',
+            'config/compose/*.js',
+            'scripts/*.js',
+            '*.js',
+            '.dependency-cruiser.cjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
