@@ -19,6 +19,10 @@ const ENV = {
   MAKERD_API_SECRET: Buffer.alloc(64, 1).toString('base64'),
   MAKERD_HTTP_TOKEN: '',
   MAKERD_HTTP_TOKEN_FILE: '',
+  // The test runner sets REDIS_URL, which would override the configs' redis.url.
+  REDIS_URL: '',
+  MAKERD_REDIS_URL: '',
+  MAKERD_EXCHANGE_URL: '',
 };
 
 async function configWith(overrides: Record<string, unknown>, port?: number): Promise<string> {
@@ -73,16 +77,15 @@ void describe('makerd refuses a configuration it cannot run with, first', () => 
   });
 
   void it('run: a Redis that does not answer, in one line without the password', async () => {
-    const port = await closedPort();
-    const config = await configWith(
-      { redis: { url: `redis://makerd:hunter2@127.0.0.1:${port}` }, http: { port: 0 } },
-      port,
-    );
+    // Port 9 (discard), as the demo test's "no Redis": nothing listens there.
+    const config = await configWith({
+      redis: { url: 'redis://makerd:hunter2@127.0.0.1:9' },
+      http: { port: 0 },
+    });
     const { code, stderr } = await refusal(['run', '--config', config, '--status-every', '0']);
     assert.equal(
       stderr,
-      `makerd: redis.url: cannot connect to redis://127.0.0.1:${port}: ` +
-        `connect ECONNREFUSED 127.0.0.1:${port}\n`,
+      'makerd: redis.url: cannot connect to redis://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9\n',
     );
     assert.equal(code, 1);
   });
