@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { BEAT_EVERY_MS, BEAT_TTL_MS, publishOrdersView, type IntentBus } from '../bus/index.js';
 import { errorMessage, parseWithSchema } from '../core/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
-import type { SpotClient } from '../exchange/index.js';
+import type { SpotClient, Tier } from '../exchange/index.js';
 import {
   MarketFeed,
   MarketMetrics,
@@ -55,6 +55,29 @@ export async function checkStrategies(settings: BotSettings, strategiesDir: stri
   }
 }
 
+/** The runner's polls for these pairs, planned within the key's tier. */
+export function pollPlan(
+  settings: BotSettings,
+  tier: Tier,
+  pairIds: readonly string[],
+): BudgetPlan {
+  return planBudget({
+    tier,
+    wishes: wishesFor(settings.market, pairIds),
+    utilization: settings.market.utilization,
+    // The operator's reserve, plus the executor's periodic syncs, which the same key pays for.
+    privateReservePerSec:
+      settings.market.private_reserve_per_sec +
+      executorSyncPerSec(pairIds.length, settings.executor.reconcile_interval_ms),
+    // The supervisor's CancelAllOrdersAfter refresh (1 REST point each) is reserved first.
+    heartbeat: {
+      intervalMs: settings.supervisor.heartbeat.interval_s * 1000,
+      cost: 1,
+    },
+    publicCallsPerSec: settings.market.public_budget.calls_per_sec,
+  });
+}
+
 /**
  * Wires the runner role: client, pairs, budget plan, strategies, feed, bus. Everything that can be
  * wrong with the configuration (a pair, a plugin, its options, a budget that cannot work) fails
@@ -65,24 +88,11 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
   const { base, release } = await roleBaseFor(settings, parts);
   const { clock, client, pairs, flags, bus } = base;
   try {
-    const plan = planBudget({
-      tier: client.tier,
-      wishes: wishesFor(
-        settings.market,
-        pairs.map((p) => p.id),
-      ),
-      utilization: settings.market.utilization,
-      // The operator's reserve, plus the executor's periodic syncs, which the same key pays for.
-      privateReservePerSec:
-        settings.market.private_reserve_per_sec +
-        executorSyncPerSec(pairs.length, settings.executor.reconcile_interval_ms),
-      // The supervisor's CancelAllOrdersAfter refresh (1 REST point each) is reserved first.
-      heartbeat: {
-        intervalMs: settings.supervisor.heartbeat.interval_s * 1000,
-        cost: 1,
-      },
-      publicCallsPerSec: settings.market.public_budget.calls_per_sec,
-    });
+    const plan = pollPlan(
+      settings,
+      client.tier,
+      pairs.map((p) => p.id),
+    );
     for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
     log.info(
       {

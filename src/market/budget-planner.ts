@@ -104,14 +104,18 @@ export function planBudget(input: BudgetInput): BudgetPlan {
     warnings.push(
       `private polls wish ${fmt(privatePlan.wishedPerSec)} REST points/s but tier ${input.tier} allows ` +
         `${fmt(privateAvailable)} after heartbeats (${fmt(heartbeatPerSec)}/s) and reserve ` +
-        `(${fmt(input.privateReservePerSec)}/s); intervals stretched x${fmt(privatePlan.factor)}`,
+        `(${fmt(input.privateReservePerSec)}/s); intervals stretched x${fmt(privatePlan.factor)}: ` +
+        'to fit, raise interval_ms of the private polls under market.polls (open_orders, ' +
+        'balance, level3), turn level3 off, or use a key of a higher tier',
     );
   }
   const publicPlan = fit(publicWishes, input.publicCallsPerSec);
   if (!publicPlan.fits) {
     warnings.push(
       `public polls wish ${fmt(publicPlan.wishedPerSec)} calls/s but the public budget allows ` +
-        `${fmt(input.publicCallsPerSec)}; intervals stretched x${fmt(publicPlan.factor)}`,
+        `${fmt(input.publicCallsPerSec)}; intervals stretched x${fmt(publicPlan.factor)}: to fit, ` +
+        'raise interval_ms of the public polls under market.polls (depth, grouped_book, trades, ' +
+        'system_status) or turn some off',
     );
   }
 

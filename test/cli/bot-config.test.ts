@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadBotConfig, parseBotConfig } from '../../src/cli/bot-config.js';
 import { resolveCredentials } from '../../src/cli/credentials.js';
+import { pollPlan } from '../../src/cli/runner-role.js';
 import { InvalidInputError } from '../../src/core/index.js';
 
 const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
@@ -66,6 +67,13 @@ describe('daemon configuration', () => {
       ['XBTUSD:spread', 'ETHUSD:avellaneda-stoikov'],
     );
     assert.equal(c.exchange.credentials.from, 'simulator');
+  });
+
+  it("plans config/paper.yaml's polls within its tier, so the demo warns of nothing", () => {
+    const c = loadBotConfig(PAPER, {});
+    const plan = pollPlan(c, c.exchange.tier, ['XXBTZUSD', 'XETHZUSD']);
+    assert.deepEqual(plan.warnings, []);
+    assert.equal(plan.polls.find((p) => p.id === 'openOrders')?.intervalMs, 30_000);
   });
 
   it('takes deployment overrides from the environment, MAKERD_REDIS_URL over REDIS_URL', () => {

@@ -95,7 +95,7 @@ describe('budget planner', () => {
     const warning = plan.warnings.find((w) => w.startsWith('private'));
     assert.equal(
       warning,
-      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.27',
+      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.27: to fit, raise interval_ms of the private polls under market.polls (open_orders, balance, level3), turn level3 off, or use a key of a higher tier',
     );
     const oo = plan.polls.find((p) => p.id === 'openOrders');
     assert.equal(oo?.intervalMs, Math.ceil(5000 * ((2 / 5 + 1 / 10 + 1 / 5) / 0.214)));
