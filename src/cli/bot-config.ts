@@ -178,14 +178,18 @@ function checkUrl(field: string, value: string, schemes: readonly string[]): voi
  * file that cannot be read is refused) when the endpoint starts.
  */
 function checkHttpToken(http: BotSettings['http'], env: NodeJS.ProcessEnv): void {
-  if (isLoopbackHost(http.host)) return;
   const name = http.token_env;
-  if ((env[name] ?? '') !== '' || (env[`${name}_FILE`] ?? '') !== '') return;
+  if (isLoopbackHost(http.host) || secretIsSet(name, env)) return;
   throw new InvalidInputError(
     'http.token_env',
     `a token is required when http.host is ${http.host}, not loopback (anyone reaching it ` +
       `could halt the bot): set ${name} or ${name}_FILE`,
   );
+}
+
+/** Whether `NAME` holds a secret or `NAME_FILE` names a file holding it (Docker secrets). */
+export function secretIsSet(name: string, env: NodeJS.ProcessEnv): boolean {
+  return (env[name] ?? '') !== '' || (env[`${name}_FILE`] ?? '') !== '';
 }
 
 export function loadBotConfig(file: string, env: NodeJS.ProcessEnv = process.env): BotSettings {

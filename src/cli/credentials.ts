@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
 import type { CredentialsInput } from '../exchange/index.js';
 import { loadSimConfig } from '../sim/index.js';
-import type { BotSettings } from './bot-config.js';
+import { secretIsSet, type BotSettings } from './bot-config.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -74,6 +74,5 @@ export function secretFromEnv(name: string, env: NodeJS.ProcessEnv): string {
 
 /** secretFromEnv, or undefined when neither `NAME` nor `NAME_FILE` is set. */
 export function optionalSecretFromEnv(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  const set = (v: string | undefined): boolean => v !== undefined && v !== '';
-  return set(env[name]) || set(env[`${name}_FILE`]) ? secretFromEnv(name, env) : undefined;
+  return secretIsSet(name, env) ? secretFromEnv(name, env) : undefined;
 }

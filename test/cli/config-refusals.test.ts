@@ -25,8 +25,8 @@ const ENV = {
   MAKERD_EXCHANGE_URL: '',
 };
 
-async function configWith(overrides: Record<string, unknown>, port?: number): Promise<string> {
-  port ??= await closedPort();
+async function configWith(overrides: Record<string, unknown>): Promise<string> {
+  const port = await closedPort();
   const file = join(mkdtempSync(join(tmpdir(), 'makerd-refusal-')), 'makerd.yaml');
   writeFileSync(
     file,
@@ -48,6 +48,25 @@ async function refusal(args: string[]): Promise<{ code: number | null; stderr: s
 }
 
 void describe('makerd refuses a configuration it cannot run with, first', () => {
+  void it('runner|executor|supervisor: a key without a nonce window, exit 2, one line', async () => {
+    // A role in a process of its own shares the key with the other roles' processes; without a
+    // nonce window their requests would reach the exchange out of nonce order.
+    const config = await configWith({ http: { port: 0 } });
+    await Promise.all(
+      ['runner', 'executor', 'supervisor'].map(async (role) => {
+        const { code, stderr } = await refusal([role, '--config', config, '--status-every', '0']);
+        assert.equal(
+          stderr,
+          'makerd: exchange.nonce_window: is 0, but requests from separate processes reach the ' +
+            "exchange out of nonce order; set the key's nonce window at the exchange and the same " +
+            "value here, or run 'makerd run'\n",
+          role,
+        );
+        assert.equal(code, 2, role);
+      }),
+    );
+  });
+
   void it('run: an HTTP endpoint off loopback without a token', async () => {
     const config = await configWith({ http: { host: '0.0.0.0', port: 0 } });
     const { code, stderr } = await refusal(['run', '--config', config, '--status-every', '0']);
