@@ -96,6 +96,8 @@ export class Executor {
   readonly #ratecount: RatecountStore;
   readonly #reads: OrderReads;
   readonly #held = new Map<string, Held>();
+  /** Takes under way (a lease try and the start-up reconciliation), by pair. */
+  readonly #taking = new Map<string, Promise<void>>();
   readonly #owner: string;
   readonly #stop = new AbortController();
   #loops: Promise<void>[] = [];
@@ -131,6 +133,8 @@ export class Executor {
   async start(): Promise<void> {
     const { config, flags } = this.#o;
     await this.#tick();
+    // The first takes are awaited: a started executor works every pair free at start.
+    await Promise.all(this.#taking.values());
     const onError = (err: unknown): void =>
       this.#log.error({ err: errorMessage(err) }, 'executor loop step failed');
     const leaseEvery = Math.min(config.lease_retry_ms, config.lease_ttl_ms / 3);
@@ -166,6 +170,7 @@ export class Executor {
   async stop(): Promise<void> {
     this.#stop.abort();
     await Promise.all(this.#loops);
+    await Promise.all(this.#taking.values());
     await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
     await this.#tracker.close();
   }
@@ -195,24 +200,33 @@ export class Executor {
     await flags.beat('executor', Math.floor(now), BEAT_TTL_MS).catch(() => undefined);
   }
 
+  /**
+   * Renews the leases held, tells the pairs a halt change, and starts taking the free pairs. A
+   * take reconciles with the exchange, which can take long; renewals never wait on it: the next
+   * tick renews again while a take is still under way (issue #32: a renewal stuck behind order
+   * work let held leases lapse).
+   */
   async #tick(): Promise<void> {
     if (this.#stop.signal.aborted) return;
-    await this.#followHalt();
     await Promise.all(
-      this.#pairs().map(async (p) => {
+      [...this.#held].map(async ([id, { lease }]) => {
         try {
-          const held = this.#held.get(p.id);
-          if (held !== undefined) {
-            if (!(await held.lease.renew()))
-              await this.#let(p.id, 'lease taken by another process');
-          } else {
-            await this.#take(p);
-          }
+          if (!(await lease.renew())) await this.#let(id, 'lease taken by another process');
         } catch (err) {
-          this.#log.error({ pair: p.id, err: errorMessage(err) }, 'lease step failed');
+          this.#log.error({ pair: id, err: errorMessage(err) }, 'lease renewal failed');
         }
       }),
     );
+    await this.#followHalt();
+    for (const p of this.#pairs()) {
+      if (this.#held.has(p.id) || this.#taking.has(p.id)) continue;
+      const taking = this.#take(p)
+        .catch((err: unknown) =>
+          this.#log.error({ pair: p.id, err: errorMessage(err) }, 'taking the pair failed'),
+        )
+        .finally(() => this.#taking.delete(p.id));
+      this.#taking.set(p.id, taking);
+    }
   }
 
   /** Tells the pairs held when the halt flag is set or cleared (not the state found at start). */

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PairLease, type Executor } from '../../src/executor/index.js';
+import { startExecHarness, until, type ExecHarness } from './harness.js';
+
+const BTC = 'XXBTZUSD';
+const ETH = 'XETHZUSD';
+const STUCK_MS = 30_000;
+
+/**
+ * Issue #32 item 1: a lease's renewal must never wait on order work. Here the take of a second
+ * pair hangs in its start-up reconciliation (the exchange answers OpenOrders only after 30 s);
+ * the pair already held keeps its lease and keeps trading meanwhile.
+ */
+void describe('executor lease renewal', () => {
+  let h: ExecHarness;
+  let executor: Executor;
+
+  before(async () => {
+    h = await startExecHarness({ tier: 'pro' });
+    // ETH is another process's until the test frees it; XBT is taken at start.
+    await h.redis.set(PairLease.keyFor(h.prefix, ETH), 'other:1#x', 'PX', 120_000);
+    ({ executor } = await h.executor({ lease_ttl_ms: 3_000, lease_retry_ms: 1_000 }));
+    assert.ok(executor.pair(BTC), 'XBT taken at start');
+  });
+  after(async () => {
+    await h.sim.admin('POST', '/_sim/faults', {});
+    await h.advance(STUCK_MS);
+    await h.close();
+  });
+
+  void it('keeps renewing a held pair while the take of another hangs on the exchange', async () => {
+    await h.sim.admin('POST', '/_sim/faults', { paths: ['OpenOrders'], latency_ms: STUCK_MS });
+    await h.redis.del(PairLease.keyFor(h.prefix, ETH));
+    await h.advance(1_000);
+    await until('the take of ETH waiting on OpenOrders', () =>
+      h.sim.ctx.faults.counts.delayed >= 1 ? true : undefined,
+    );
+    // Four lease periods of 1 s pass with ETH's take still waiting: XBT's lease (valid for two
+    // thirds of its 3 s TTL after each renewal) lapses unless its renewals go on.
+    for (let i = 0; i < 4; i++) await h.advance(1_000);
+    const btc = executor.pair(BTC);
+    assert.ok(btc, 'XBT still worked');
+    assert.equal(btc.ctx.deps.lease.held(), true, 'XBT lease renewed while the ETH take hangs');
+    await h.publish([h.intent(BTC, 'bid:0', { side: 'buy', price: '49000.0', volume: '0.01' })]);
+    await until('the XBT bid on the book', async () =>
+      (await h.simOrders()).some((o) => o.price === '49000.0') ? true : undefined,
+    );
+  });
+});
