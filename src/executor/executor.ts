@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
@@ -20,6 +20,7 @@ import {
 import type { SpotClient } from '../exchange/index.js';
 import { MATCHING_ENGINE } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
+import { ProcessBeacon } from './beacon.js';
 import { OrderReads } from './exchange-orders.js';
 import { PairLease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
@@ -49,6 +50,8 @@ export interface ExecutorOptions {
   readonly owner?: string;
   /** Raw latency samples, one per intent sent (benchmarks). */
   readonly onWire?: (sample: WireSample) => void;
+  /** Where the process beacon listens (default the OS temp directory): see beacon.ts. */
+  readonly beaconDir?: string;
 }
 
 /**
@@ -105,6 +108,7 @@ export class Executor {
   #wasHalted: boolean | undefined;
   /** Whether the liveness beats are held back by a hung step. */
   #hung = false;
+  #beacon: ProcessBeacon | undefined;
 
   constructor(options: ExecutorOptions) {
     this.#o = options;
@@ -132,6 +136,15 @@ export class Executor {
   /** Takes every free pair now, then keeps renewing and retrying on the clock. */
   async start(): Promise<void> {
     const { config, flags } = this.#o;
+    const beaconDir = this.#o.beaconDir ?? tmpdir();
+    try {
+      this.#beacon = await ProcessBeacon.open(beaconDir);
+    } catch (err) {
+      this.#log.warn(
+        { dir: beaconDir, err: errorMessage(err) },
+        'no process beacon: after a crash, a restart waits out the old leases (lease_ttl_ms)',
+      );
+    }
     await this.#tick();
     // The first takes are awaited: a started executor works every pair free at start.
     await Promise.all(this.#taking.values());
@@ -172,6 +185,7 @@ export class Executor {
     await Promise.all(this.#loops);
     await Promise.all(this.#taking.values());
     await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
+    await this.#beacon?.close();
     await this.#tracker.close();
   }
 
@@ -251,6 +265,7 @@ export class Executor {
       this.#owner,
       o.config.lease_ttl_ms,
       this.#clock,
+      this.#beacon,
     );
     if (!(await lease.tryAcquire())) return;
     const log = this.#log.child({ pair: pair.id });
@@ -282,7 +297,12 @@ export class Executor {
     worker.on('failed', (_job, err) => log.error({ err: err.message }, 'pair step failed'));
     this.#held.set(pair.id, { lease, pe, worker });
     o.metrics.leases.set({ pair: ctx.label }, 1);
-    log.info({ owner: this.#owner }, 'pair taken');
+    log.info(
+      lease.tookOverFrom === undefined
+        ? { owner: this.#owner }
+        : { owner: this.#owner, endedHolder: lease.tookOverFrom },
+      'pair taken',
+    );
     try {
       await pe.start();
     } catch (err) {

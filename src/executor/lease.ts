@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../core/index.js';
+import type { ProcessBeacon } from './beacon.js';
 import { ExecutorError } from './errors.js';
 
 const RENEW = `
@@ -22,7 +23,8 @@ return 0
  * is a Redis key with a random token and a TTL the owner keeps renewing; a standby takes it when
  * the owner stops. The token is also the fence for the tracker's writes, and the owner stops
  * sending as soon as its last renewal is older than the TTL minus a margin, before Redis could
- * hand the pair to someone else.
+ * hand the pair to someone else. With a beacon, the token names it (`owner#uuid#beacon`), and a
+ * lease whose holder's beacon proves it ended is taken at once instead of waited out.
  */
 export class PairLease {
   readonly key: string;
@@ -30,7 +32,10 @@ export class PairLease {
   readonly #redis: Redis;
   readonly #ttlMs: number;
   readonly #clock: Clock;
+  readonly #beacon: ProcessBeacon | undefined;
   #validUntilMs = 0;
+  /** Set when the lease was taken from a holder whose process had ended: its owner label. */
+  tookOverFrom: string | undefined;
 
   /** The Redis key of a pair's lease: it exists while an executor works the pair. */
   static keyFor(prefix: string, pair: string): string {
@@ -44,10 +49,12 @@ export class PairLease {
     owner: string,
     ttlMs: number,
     clock: Clock,
+    beacon?: ProcessBeacon,
   ) {
     this.#redis = redis;
     this.key = PairLease.keyFor(prefix, pair);
-    this.token = `${owner}#${randomUUID()}`;
+    this.#beacon = beacon;
+    this.token = `${owner}#${randomUUID()}${beacon === undefined ? '' : `#${beacon.id}`}`;
     this.#ttlMs = ttlMs;
     this.#clock = clock;
   }
@@ -62,6 +69,20 @@ export class PairLease {
   }
 
   async tryAcquire(): Promise<boolean> {
+    if (await this.#set()) return true;
+    const holder = await this.#call(() => this.#redis.get(this.key));
+    const beaconId = holder?.split('#')[2];
+    if (holder === null || beaconId === undefined || this.#beacon === undefined) return false;
+    if (!(await this.#beacon.provesEnded(beaconId))) return false;
+    // Deleted only if the ended holder still has it: a standby may have taken it meanwhile.
+    await this.#call(() => this.#redis.eval(RELEASE, 1, this.key, holder));
+    if (!(await this.#set())) return false;
+    this.tookOverFrom = holder.split('#')[0];
+    await this.#beacon.forget(beaconId);
+    return true;
+  }
+
+  async #set(): Promise<boolean> {
     const started = this.#clock.now();
     const reply = await this.#call(() =>
       this.#redis.set(this.key, this.token, 'PX', this.#ttlMs, 'NX'),

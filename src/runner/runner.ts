@@ -218,7 +218,11 @@ export class Runner {
     readyAtMs: number,
   ): Promise<TickReport> {
     const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq };
-    if (snapshot.mode === 'halted' || snapshot.mode === 'maintenance') {
+    if (
+      snapshot.mode === 'halted' ||
+      snapshot.mode === 'maintenance' ||
+      (snapshot.stale && firstAnswersPending(snapshot))
+    ) {
       return {
         ...base,
         outcome: 'idle',
@@ -416,4 +420,18 @@ function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
   const side = (levels: readonly PriceLevel[]): DepthSeen | undefined =>
     levels.length === 0 ? undefined : { asOfMs, prices: levels.map((l) => toWire(l.price)) };
   return { bid: side(snapshot.book.bids), ask: side(snapshot.book.asks) };
+}
+
+/**
+ * Stale only because some source has not answered yet since start (no answer, no error): wait
+ * for it rather than pull the orders found on the book. A restart after a crash finds its
+ * predecessor's orders; pulling them for want of a first Trades answer cost their cancel penalties
+ * and their queue places (issue #32 item 3). A source that fails, or grows old, still pulls.
+ */
+function firstAnswersPending(snapshot: MarketSnapshot): boolean {
+  if (snapshot.staleSources.length === 0) return false;
+  return snapshot.staleSources.every((s) => {
+    const status = snapshot.sources[s];
+    return status.receivedAtMs === undefined && status.lastError === undefined;
+  });
 }

@@ -340,6 +340,32 @@ describe('Runner', () => {
     await runner.stop();
   });
 
+  it('waits for a source that has not answered since start instead of pulling what the book holds', async () => {
+    const { runner, feed, sink, clock } = setup(twoSided);
+    runner.start();
+    const found = (seq: number, trades: { receivedAtMs: undefined; lastError?: string }) => {
+      const s = withOrders(snapshot({ seq, staleSources: ['trades'] }), [
+        ownOrder('buy', 0, '99.8'),
+      ]);
+      const sources = { ...s.sources, trades: { ...s.sources.trades, ageMs: Infinity, ...trades } };
+      return { ...s, sources };
+    };
+    feed.current = found(1, { receivedAtMs: undefined });
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.equal(sink.published.length, 0, 'no answer yet: the order found stays');
+    // The same source failing is stale data: the order is pulled.
+    await clock.advance(CONFIG.min_tick_interval_ms);
+    feed.current = found(2, { receivedAtMs: undefined, lastError: 'EService:Unavailable' });
+    for (const u of feed.updates) u(PAIR.id);
+    await flush();
+    assert.deepEqual(
+      sink.published.map((i) => `${i.action} ${i.target?.txid}`),
+      ['cancel Obuy0-99.8'],
+    );
+    await runner.stop();
+  });
+
   for (const [what, snap, txids] of [
     [
       'a stale snapshot',
