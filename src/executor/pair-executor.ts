@@ -39,6 +39,8 @@ export class PairExecutor {
   #backoffUntilMs = 0;
   #stepStartedAtMs: number | undefined;
   #stopped = false;
+  /** Steps and the halt's sync run one at a time: both work the pair's orders. */
+  #exclusive: Promise<unknown> = Promise.resolve();
 
   /** `enqueue` adds a job for the pair (the bus's); every wake-up goes through the queue. */
   constructor(ctx: PairContext, enqueue: () => Promise<void>) {
@@ -75,7 +77,11 @@ export class PairExecutor {
   }
 
   /** The pair's job: what is due, in order. Returns what the drain did (kept with the job). */
-  async step(): Promise<DrainResult | undefined> {
+  step(): Promise<DrainResult | undefined> {
+    return this.#oneAtATime(() => this.#step());
+  }
+
+  async #step(): Promise<DrainResult | undefined> {
     if (this.#stopped) return undefined;
     const ctx = this.ctx;
     ctx.assertHeld();
@@ -121,8 +127,18 @@ export class PairExecutor {
       { orders: ages.length, points },
       'halted: counting the CancelAll penalty of our orders',
     );
-    this.#fullSyncAtMs = now + HALT_SYNC_DELAY_MS;
-    this.#arm();
+    // The supervisor pauses the queues while halted, so no job would run this sync: without it
+    // the tracker (and /status, and the risk check) kept every cancelled order for the whole halt.
+    void ctx.deps.clock
+      .sleep(HALT_SYNC_DELAY_MS)
+      .then(() =>
+        this.#oneAtATime(async () => {
+          if (!this.#stopped) await this.#syncNow('all');
+        }),
+      )
+      .catch((err: unknown) =>
+        ctx.deps.log.error({ err: errorMessage(err) }, 'sync after the halt failed'),
+      );
   }
 
   /** The halt flag was cleared: what the book holds now is read, then the pair drains. */
@@ -150,6 +166,12 @@ export class PairExecutor {
     }
     ctx.publishOrderGauges();
     await ctx.publishPosition();
+  }
+
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#exclusive.then(work, work);
+    this.#exclusive = run.catch(() => undefined);
+    return run;
   }
 
   /** The pair's one timer, at the earliest thing it waits for, but not within a pause. */

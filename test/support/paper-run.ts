@@ -44,11 +44,12 @@ export interface PaperRun {
 
 /**
  * Starts the simulator and writes a config for two pairs quoted by the spread strategy (two
- * levels a side) on the starter tier; `overrides` replaces top-level sections.
+ * levels a side) with a key of its own on `tier`; `overrides` replaces top-level sections.
  */
 export async function startPaperRun(
   seed: number,
   overrides: Record<string, unknown> = {},
+  tier: 'starter' | 'intermediate' | 'pro' = 'starter',
 ): Promise<PaperRun> {
   const sim = makerd(['sim', '--port', '0', '--config', SIM_YAML, '--seed', String(seed)]);
   const simUrl = String((await sim.waitFor('makerd sim listening')).url);
@@ -61,7 +62,7 @@ export async function startPaperRun(
     body: JSON.stringify({
       key: apiKey,
       secret: apiSecret,
-      tier: 'starter',
+      tier,
       balances: { ZUSD: '100000', XXBT: '2', XETH: '30' },
       nonce_window: 5000,
     }),
@@ -77,7 +78,7 @@ export async function startPaperRun(
     stringify({
       exchange: {
         url: simUrl,
-        tier: 'starter',
+        tier,
         nonce_window: 5000,
         credentials: { from: 'env' },
       },

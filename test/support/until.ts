@@ -33,6 +33,7 @@ export interface SimStateView {
   readonly rejections: Readonly<Record<string, number>>;
   readonly dead_man: Readonly<Record<string, { trigger_at: number }>>;
   readonly dead_man_firings: readonly { key: string; atMs: number; cancelled: number }[];
+  readonly faults: { readonly counts: Readonly<Record<string, number>> };
 }
 
 export async function simState(simUrl: string): Promise<SimStateView> {
