@@ -61,7 +61,7 @@ const envFile = join(dir, 'empty.env');
 writeFileSync(envFile, '');
 after(() => rmSync(dir, { recursive: true, force: true }));
 const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !/^(MAKERD_|GRAFANA_|COMPOSE_)/.test(k)),
+  Object.entries(process.env).filter(([k]) => !/^(MAKERD_|GRAFANA_|COMPOSE_|ALERT)/.test(k)),
 );
 
 const configs = new Map<string, Promise<ComposeConfig>>();
@@ -112,7 +112,7 @@ describe('docker-compose.yml', { skip }, () => {
   it('validates, with and without the paper profile', async () => {
     const plain = await composeConfig();
     const paper = await composeConfig('--profile', 'paper');
-    for (const name of ['redis', 'makerd', 'prometheus', 'grafana']) {
+    for (const name of ['redis', 'makerd', 'prometheus', 'alertmanager', 'grafana']) {
       service(plain, name);
       service(paper, name);
     }
