@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
 import {
   checkPrefix,
@@ -23,6 +24,19 @@ export interface ControlFlagsOptions {
   readonly connection: BusConnection;
   /** Default `makerd`. */
   readonly prefix?: string;
+  /** Stamps the state epoch (default the system clock). */
+  readonly clock?: Clock;
+  /**
+   * Called when a read finds that Redis lost makerd's state since the last read (restarted
+   * empty, or flushed): `haltRestored` says whether the halt flag this process knew was set again.
+   */
+  readonly onStateLost?: (info: { haltRestored: boolean }) => void;
+}
+
+/** What the epoch key holds: who created makerd's state in this Redis, and when. */
+interface Epoch {
+  readonly raw: string;
+  readonly sinceMs: number;
 }
 
 /**
@@ -52,10 +66,16 @@ export class ControlFlags {
   #applied = 0;
   #watch: { controller: AbortController; loop: Promise<void> } | undefined;
   #closing: Promise<void> | undefined;
+  readonly #clock: Clock;
+  readonly #onStateLost: ControlFlagsOptions['onStateLost'];
+  /** The state epoch the last read saw; undefined before the first. */
+  #epoch: Epoch | undefined;
 
   constructor(options: ControlFlagsOptions) {
     this.#prefix = checkPrefix(options.prefix ?? 'makerd', 'prefix');
     this.#conn = openRedis(options.connection);
+    this.#clock = options.clock ?? systemClock;
+    this.#onStateLost = options.onStateLost;
   }
 
   get prefix(): string {
@@ -64,6 +84,20 @@ export class ControlFlags {
 
   get haltKey(): string {
     return `${this.#prefix}:control:halt`;
+  }
+
+  /**
+   * Created once with makerd's state in this Redis; its disappearance (or replacement) between
+   * two reads means Redis lost everything else too: the halt flag, leases, the tracker's orders,
+   * fills and positions, the ratecount model.
+   */
+  get epochKey(): string {
+    return `${this.#prefix}:control:epoch`;
+  }
+
+  /** Since when this Redis holds makerd's state (the epoch's creation), as the last read saw. */
+  get stateSinceMs(): number | undefined {
+    return this.#epoch?.sinceMs;
   }
 
   aliveKey(role: Role): string {
@@ -110,21 +144,69 @@ export class ControlFlags {
     return removed > 0;
   }
 
-  /** Reads the flag from Redis (and refreshes current()). Rejects only when Redis fails. */
+  /**
+   * Reads the flag from Redis (and refreshes current()). Rejects only when Redis fails. When the
+   * state epoch changed since the last read, Redis lost makerd's state: a halt this process knew
+   * of is set again (fail closed: a lost flag must not resume trading) and onStateLost is told.
+   */
   async read(): Promise<HaltState> {
     const ticket = ++this.#issued;
     let raw: string | null;
+    let epochRaw: string | null;
     let state: HaltState;
     try {
-      raw = await this.#conn.redis.get(this.haltKey);
+      // Two GETs in one round trip; not MGET, which reads a key of another type as nil where GET
+      // fails (WRONGTYPE) and the flag must then read as halted.
+      const replies = await this.#conn.redis.pipeline().get(this.haltKey).get(this.epochKey).exec();
+      const [halt, epoch] = replies ?? [];
+      if (halt?.[0]) throw halt[0];
+      raw = (halt?.[1] as string | null | undefined) ?? null;
+      epochRaw = (epoch?.[1] as string | null | undefined) ?? null;
       state = raw === null ? { halted: false } : parseHalt(raw, this.haltKey);
     } catch (err) {
       const error = busError(err, this.haltKey, 'reading the halt flag');
       if (error.code !== 'BUS_CORRUPT') throw error;
       state = { halted: true, reason: error.message, by: 'makerd' };
+      epochRaw = this.#epoch?.raw ?? null;
+    }
+    if (epochRaw === null || epochRaw !== this.#epoch?.raw) {
+      const lost = this.#epoch !== undefined;
+      const known = this.#state;
+      let haltRestored = false;
+      if (lost && !state.halted && known.halted && known !== NOT_READ) {
+        await this.#restoreHalt(known);
+        state = known;
+        haltRestored = true;
+      }
+      this.#epoch = await this.#ensureEpoch(epochRaw);
+      if (lost) this.#onStateLost?.({ haltRestored });
     }
     this.#apply(ticket, state);
     return state;
+  }
+
+  async #restoreHalt(known: HaltState): Promise<void> {
+    const value = JSON.stringify({ reason: known.reason, by: known.by, sinceMs: known.sinceMs });
+    try {
+      await this.#conn.redis.set(this.haltKey, value, 'NX');
+    } catch (err) {
+      throw busError(err, this.haltKey, 'restoring the halt flag');
+    }
+  }
+
+  /** The epoch in Redis, created now when there is none. */
+  async #ensureEpoch(found: string | null): Promise<Epoch> {
+    let raw = found;
+    try {
+      if (raw === null) {
+        const mine = JSON.stringify({ sinceMs: Math.floor(this.#clock.now()), id: randomUUID() });
+        const set = await this.#conn.redis.set(this.epochKey, mine, 'NX');
+        raw = set === 'OK' ? mine : await this.#conn.redis.get(this.epochKey);
+      }
+    } catch (err) {
+      throw busError(err, this.epochKey, 'creating the state epoch');
+    }
+    return { raw: raw ?? '', sinceMs: epochSince(raw) };
   }
 
   /** The last state seen, without I/O; halted until the first read. */
@@ -267,6 +349,15 @@ export class ControlFlags {
     if (ticket < this.#applied) return;
     this.#applied = ticket;
     this.#state = state;
+  }
+}
+
+/** The epoch's creation time; NaN when someone wrote something else there. */
+function epochSince(raw: string | null): number {
+  try {
+    return Number((JSON.parse(raw ?? '{}') as { sinceMs?: unknown }).sinceMs);
+  } catch {
+    return NaN;
   }
 }
 

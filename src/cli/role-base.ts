@@ -5,6 +5,7 @@ import {
   errorMessage,
   systemClock,
   type Clock,
+  type Log,
   type PairInfo,
 } from '../core/index.js';
 import {
@@ -27,6 +28,8 @@ export interface RoleBaseParts {
    * and one nonce stream for the key. Its opener closes it; without one a role opens its own.
    */
   readonly base?: RoleBase;
+  /** Told when Redis loses makerd's state while the process runs. */
+  readonly log?: Log;
 }
 
 /** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
@@ -87,7 +90,18 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
       client,
       settings.pairs.map((p) => p.pair),
     );
-    const flags = new ControlFlags({ connection: redis, prefix: settings.redis.prefix });
+    const flags = new ControlFlags({
+      connection: redis,
+      prefix: settings.redis.prefix,
+      clock,
+      onStateLost: ({ haltRestored }) =>
+        parts.log?.warn(
+          { haltRestored, prefix: settings.redis.prefix },
+          'Redis lost makerd state (restarted empty or flushed): fills, positions and PnL ' +
+            'before now are gone; orders are adopted from the exchange, the ratecount model ' +
+            'continues from this process; /status counts from stateSince',
+        ),
+    });
     await flags.watch(1_000, clock);
     opened.push({ close: () => flags.unwatch() });
     const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix, clock });

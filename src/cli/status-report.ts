@@ -12,6 +12,11 @@ export interface StatusReport {
   readonly atMs: number;
   readonly mode: 'halted' | 'trading';
   readonly halt: HaltState;
+  /**
+   * Since when this Redis holds makerd's state: fills, positions, PnL and fees below count from
+   * here. Later than the bot's start when Redis was restarted empty (see docs/operations.md).
+   */
+  readonly stateSinceMs?: number | undefined;
   readonly roles: Readonly<Record<'runner' | 'executor', { alive: boolean; beatAgeMs?: number }>>;
   /** The supervisor's own last report (exchange status, posture, dead-man, risk); absent: none running. */
   readonly supervisor: Record<string, unknown> | undefined;
@@ -85,6 +90,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     atMs: now,
     mode: halt.halted ? 'halted' : 'trading',
     halt,
+    stateSinceMs: s.flags.stateSinceMs,
     roles: { runner, executor },
     supervisor,
     pairs,
@@ -132,6 +138,9 @@ export function formatStatus(r: StatusReport): string {
         rest === undefined ? '' : `, REST counter ${rest.level}/${rest.max}`
       }`,
     );
+  }
+  if (r.stateSinceMs !== undefined && Number.isFinite(r.stateSinceMs)) {
+    lines.push(`fills, positions and PnL counted since ${new Date(r.stateSinceMs).toISOString()}`);
   }
   for (const p of r.pairs) {
     lines.push(

@@ -117,7 +117,16 @@ export class Executor {
     this.#owner = options.owner ?? `${hostname()}:${process.pid}`;
     const limits = MATCHING_ENGINE[options.client.tier];
     this.#tracker = new OrderTracker({ redis: options.redis, prefix: options.bus.prefix });
-    this.#ratecount = new RatecountStore(options.redis, options.ratecountKey, limits);
+    this.#ratecount = new RatecountStore(
+      options.redis,
+      options.ratecountKey,
+      limits,
+      (pair, level) =>
+        this.#log.warn(
+          { pair, level: Math.round(level * 100) / 100 },
+          'ratecount state missing from Redis: the model goes on from this process’s own level',
+        ),
+    );
     this.#reads = new OrderReads(options.client);
     for (const p of this.#pairs()) {
       options.metrics.ratecountMax.set({ pair: pairLabel(p) }, limits.max);

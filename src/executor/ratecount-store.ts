@@ -25,12 +25,16 @@ export interface RatecountReading {
   readonly waitMs: number;
 }
 
-// ARGV: now, decay per sec, points, limit, op (read | reserve | add | fill). Reply: { ok, level }.
+// ARGV: now, decay per sec, points, limit, op (read | reserve | add | fill), floor.
+// Reply: { ok, level, seeded }. With no state in Redis the level starts at `floor` (seeded = 1).
 const SCRIPT = `
 local now, decay, points, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local op = ARGV[5]
-local count = tonumber(redis.call('HGET', KEYS[1], 'count') or '0') or 0
-local at = tonumber(redis.call('HGET', KEYS[1], 'at') or '0') or 0
+local op, floor = ARGV[5], tonumber(ARGV[6])
+local stored = redis.call('HGET', KEYS[1], 'count')
+local count = tonumber(stored or ARGV[6]) or 0
+local at = tonumber(redis.call('HGET', KEYS[1], 'at') or ARGV[1]) or 0
+local seeded = 0
+if not stored and floor > 0 then seeded = 1 end
 local level = count
 if now > at then level = math.max(0, count - decay * (now - at) / 1000) end
 local function store(v)
@@ -39,27 +43,44 @@ local function store(v)
   return v
 end
 if op == 'reserve' then
-  if level + points > limit + ${FIT_EPSILON} then return { 0, string.format('%.6f', level) } end
-  return { 1, string.format('%.6f', store(level + points)) }
+  if level + points > limit + ${FIT_EPSILON} then return { 0, string.format('%.6f', level), seeded } end
+  return { 1, string.format('%.6f', store(level + points)), seeded }
 elseif op == 'add' then
   -- A refund (negative points) of points that decayed meanwhile stops at zero, as the exchange's.
-  return { 1, string.format('%.6f', store(math.max(0, level + points))) }
+  return { 1, string.format('%.6f', store(math.max(0, level + points))), seeded }
 elseif op == 'fill' then
-  return { 1, string.format('%.6f', store(math.max(level, limit))) }
+  return { 1, string.format('%.6f', store(math.max(level, limit))), seeded }
 end
-return { 1, string.format('%.6f', level) }
+return { 1, string.format('%.6f', level), seeded }
 `;
 
+/**
+ * The mirror is shared through Redis; each store also keeps the last level it read or wrote per
+ * pair. If Redis loses the key (restarted empty) while this process runs, the model goes on from
+ * that level, decayed, instead of from zero: the exchange's counter did not restart, and a model
+ * below it earns `EOrder:Rate limit exceeded` (issue #32 item 5).
+ */
 export class RatecountStore {
   readonly #redis: Redis;
   readonly #base: string;
+  readonly #onSeeded: ((pair: string, level: number) => void) | undefined;
+  readonly #last = new Map<string, { level: number; atMs: number }>();
   readonly limits: MatchingEngineLimits;
 
-  /** `base` is ratecountKeyFor(apiKey), or another non-secret name (tests). */
-  constructor(redis: Redis, base: string, limits: MatchingEngineLimits) {
+  /**
+   * `base` is ratecountKeyFor(apiKey), or another non-secret name (tests). `onSeeded` is told
+   * when a pair's state was missing from Redis and the model restarted from this store's own.
+   */
+  constructor(
+    redis: Redis,
+    base: string,
+    limits: MatchingEngineLimits,
+    onSeeded?: (pair: string, level: number) => void,
+  ) {
     this.#redis = redis;
     this.#base = base;
     this.limits = limits;
+    this.#onSeeded = onSeeded;
   }
 
   key(pair: string): string {
@@ -109,19 +130,29 @@ export class RatecountStore {
         String(points),
         String(limit),
         op,
+        this.#floor(pair, nowMs).toFixed(6),
       );
     } catch (err) {
       throw new ExecutorError('EXECUTOR_REDIS', `ratecount script on ${key} failed`, err);
     }
-    if (!Array.isArray(reply) || reply.length !== 2) {
+    if (!Array.isArray(reply) || reply.length !== 3) {
       throw new ExecutorError('EXECUTOR_REDIS', `ratecount script on ${key} answered oddly`);
     }
     const ok = reply[0] === 1;
     const level = Number(reply[1]);
+    if (reply[2] === 1) this.#onSeeded?.(pair, level);
+    this.#last.set(pair, { level, atMs: nowMs });
     return {
       ok,
       level,
       waitMs: ok ? 0 : msUntilFits(level, this.limits.decayPerSec, points, limit),
     };
+  }
+
+  /** This store's last level for the pair, decayed to `nowMs`; 0 when it has none. */
+  #floor(pair: string, nowMs: number): number {
+    const last = this.#last.get(pair);
+    if (last === undefined) return 0;
+    return Math.max(0, last.level - (this.limits.decayPerSec * (nowMs - last.atMs)) / 1000);
   }
 }

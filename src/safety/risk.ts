@@ -102,7 +102,8 @@ export class RiskGuard {
     if (ageS > c.stale_after_s) {
       return at(
         'stale_after_s',
-        `market data ${ageS.toFixed(1)} s old, stale_after_s ${c.stale_after_s}`,
+        `market data ${ageS.toFixed(1)} s old, stale_after_s ${c.stale_after_s}; ` +
+          'makerd resume clears it once the data is fresh',
       );
     }
     const quotes = quotesBreach(p.orders, p.mid, limits, c.quote_band_bps);

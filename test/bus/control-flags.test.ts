@@ -83,6 +83,48 @@ void describe('ControlFlags', () => {
     await assert.rejects(flags.watch(0), InvalidInputError);
   });
 
+  void describe('Redis losing its state (restarted empty)', () => {
+    const lost: { haltRestored: boolean }[] = [];
+    let watcher: ControlFlags;
+    beforeEach(() => {
+      lost.length = 0;
+      watcher = new ControlFlags({
+        connection: REDIS_URL,
+        prefix,
+        clock: new ManualClock(5_000),
+        onStateLost: (info) => lost.push(info),
+      });
+    });
+    afterEach(async () => {
+      await watcher.close();
+    });
+
+    void it('sets a known halt again, so a lost flag does not resume trading', async () => {
+      await watcher.read();
+      assert.equal(watcher.stateSinceMs, 5_000);
+      await other.halt('max loss', 'supervisor', 1_000);
+      await watcher.read();
+      await deleteKeys(admin, prefix);
+      const halted = { halted: true, reason: 'max loss', by: 'supervisor', sinceMs: 1_000 };
+      assert.deepEqual(await watcher.read(), halted);
+      assert.deepEqual(await other.read(), halted, 'the flag is in Redis again');
+      assert.deepEqual(lost, [{ haltRestored: true }]);
+      assert.ok(await admin.exists(`${prefix}:control:epoch`), 'a new epoch');
+    });
+
+    void it('says so once when not halted; a resume is not a loss', async () => {
+      await other.halt('operator', 'cli', 1_000);
+      await watcher.read();
+      await other.resume();
+      assert.deepEqual(await watcher.read(), { halted: false });
+      assert.deepEqual(lost, [], 'the epoch is still there: a resume');
+      await deleteKeys(admin, prefix);
+      assert.deepEqual(await watcher.read(), { halted: false });
+      assert.deepEqual(await watcher.read(), { halted: false });
+      assert.deepEqual(lost, [{ haltRestored: false }]);
+    });
+  });
+
   void it('an unreadable halt flag reads as halted', async () => {
     await admin.set(`${prefix}:control:halt`, 'stop!');
     const state = await flags.read();

@@ -27,6 +27,26 @@ void describe('RatecountStore', () => {
     await redis.quit();
   });
 
+  void it('goes on from its own level, decayed, when Redis lost the state; a new store starts at 0', async () => {
+    const base = `makerd-test:ratecount:${randomUUID()}`;
+    bases.push(base);
+    const seeded: [string, number][] = [];
+    const s = new RatecountStore(redis, base, LIMITS, (pair, level) => seeded.push([pair, level]));
+    assert.equal((await s.add(PAIR, 50, T0)).level, 50);
+    await redis.del(`${base}:${PAIR}`);
+    // Ten seconds later the exchange's counter has decayed to 40; the model must not say 0.
+    assert.deepEqual(await s.reserve(PAIR, 10, 58, T0 + 10_000), {
+      ok: true,
+      level: 50,
+      waitMs: 0,
+    });
+    assert.deepEqual(seeded, [[PAIR, 50]]);
+    assert.equal((await s.level(PAIR, T0 + 10_000)).level, 50, 'stored again in Redis');
+    assert.equal(seeded.length, 1, 'told once');
+    const fresh = new RatecountStore(redis, `makerd-test:ratecount:${randomUUID()}`, LIMITS);
+    assert.equal((await fresh.level(PAIR, T0)).level, 0);
+  });
+
   void it('reserves within the limit, and says how long a refused reserve must wait', async () => {
     const s = store();
     assert.deepEqual(await s.reserve(PAIR, 50, 58, T0), { ok: true, level: 50, waitMs: 0 });

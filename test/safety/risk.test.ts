@@ -123,7 +123,7 @@ describe('RiskGuard', () => {
       'stale_after_s',
       { stale_after_s: 10 },
       { midAtMs: NOW - 12_500 },
-      'XBTUSD: market data 12.5 s old, stale_after_s 10',
+      'XBTUSD: market data 12.5 s old, stale_after_s 10; makerd resume clears it once the data is fresh',
     ],
     [
       'quote_band_bps',
