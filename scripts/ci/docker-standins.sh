@@ -36,6 +36,9 @@ die() { say "FAILED: $*" >&2; exit 1; }
 [ $# -gt 0 ] || die "usage: docker-standins.sh COMMAND [ARG...]"
 [ "$(id -u)" = 0 ] || die "needs root (dockerd, debootstrap, apt-get)"
 mkdir -p "$CACHE" "$LOG"
+# One run per cache at a time: a second one's cleanup would stop the first one's engine.
+exec 9>"$CACHE/lock"
+flock -n 9 || die "another run is using $CACHE"
 
 cleanup() {
   local rc=$?
@@ -80,7 +83,6 @@ ln -sf /usr/bin/docker "$CACHE/bin/docker"
 export PATH="$CACHE/bin:$PATH" DOCKER_HOST="unix://$SOCK" DOCKER_BUILDKIT=1 DOCKER_CLI_HINTS=false
 
 # --- the private engine
-[ -S "$SOCK" ] && docker info >/dev/null 2>&1 && die "a dockerd already serves $SOCK (another run?)"
 rm -f "$SOCK"
 start_dockerd() { # STORAGE_DRIVER
   dockerd --host "unix://$SOCK" --data-root "$CACHE/root-$1" --exec-root "$CACHE/exec" \
