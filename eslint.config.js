@@ -13,6 +13,8 @@ export default tseslint.config(
             'bin/*.js',
             'config/compose/*.js',
             'scripts/*.js',
+            'scripts/ci/*.mjs',
+            'scripts/ci/standins/*.mjs',
             '*.js',
             '.dependency-cruiser.cjs',
           ],
@@ -41,7 +43,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', module: 'writable', URL: 'readonly' },

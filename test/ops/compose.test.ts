@@ -71,17 +71,29 @@ function composeConfig(...profileArgs: string[]): Promise<ComposeConfig> {
   const key = profileArgs.join(' ');
   let config = configs.get(key);
   if (config === undefined) {
-    config = loadComposeConfig(profileArgs);
+    config = loadComposeConfig(envFile, profileArgs);
     configs.set(key, config);
   }
   return config;
 }
 
-async function loadComposeConfig(profileArgs: string[]): Promise<ComposeConfig> {
+/** `docker-compose config` with these variables in the `.env` file, as an operator sets them. */
+function composeConfigWithEnv(vars: Record<string, string>): Promise<ComposeConfig> {
+  const file = join(dir, `${Object.keys(vars).join('-')}.env`);
+  writeFileSync(
+    file,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+  );
+  return loadComposeConfig(file, ['--profile', 'paper']);
+}
+
+async function loadComposeConfig(env: string, profileArgs: string[]): Promise<ComposeConfig> {
   if (!available) assert.fail(INSTALL_HINT);
   const { stdout } = await run(
     'docker-compose',
-    ['-f', COMPOSE_FILE, '--env-file', envFile, ...profileArgs, 'config'],
+    ['-f', COMPOSE_FILE, '--env-file', env, ...profileArgs, 'config'],
     { cwd: ROOT, env: cleanEnv },
   );
   return parse(stdout) as ComposeConfig;
@@ -98,14 +110,30 @@ function service(config: ComposeConfig, name: string): Service {
   return s;
 }
 
+type Port = NonNullable<Service['ports']>[number];
+
 /** Host addresses a port entry publishes on: short syntax `[ip:]host:container`, or long syntax. */
-function hostIp(port: string | { readonly host_ip?: string }): string {
+function hostIp(port: Port): string {
   if (typeof port !== 'string') return port.host_ip ?? '0.0.0.0';
   const spec = port.replace(/\/(tcp|udp|sctp)$/, '');
   const bracketed = /^\[([^\]]+)\]:/.exec(spec);
   if (bracketed) return bracketed[1] as string;
   const parts = spec.split(':');
   return parts.length >= 3 ? (parts[0] as string) : '0.0.0.0';
+}
+
+/** `ip:host port` of a service's one published port: compose 1.29 short syntax, v2 long syntax. */
+function published(s: Service): string {
+  assert.equal(s.ports?.length, 1, `expected one published port: ${JSON.stringify(s.ports)}`);
+  const port = s.ports[0] as Port;
+  const hostPort =
+    typeof port === 'string'
+      ? port
+          .replace(/\/(tcp|udp|sctp)$/, '')
+          .split(':')
+          .at(-2)
+      : String(port.published);
+  return `${hostIp(port)}:${hostPort}`;
 }
 
 describe('docker-compose.yml', { skip }, () => {
@@ -183,6 +211,44 @@ describe('docker-compose.yml', { skip }, () => {
     for (const [name, s] of Object.entries(paper.services)) {
       if (name !== 'sim') assert.equal(s.profiles, undefined, `${name} must run in every profile`);
     }
+  });
+
+  it('runs every service built from the Dockerfile on one image, MAKERD_IMAGE', async () => {
+    const built = (config: ComposeConfig): Record<string, string | undefined> =>
+      Object.fromEntries(
+        Object.entries(config.services)
+          .filter(([, s]) => s.build !== undefined)
+          .map(([name, s]) => [name, s.image]),
+      );
+    const local = 'makerd:local';
+    assert.deepEqual(built(await composeConfig('--profile', 'paper')), {
+      'http-token': local,
+      'alertmanager-config': local,
+      makerd: local,
+      sim: local,
+    });
+    const tagged = 'registry.example/makerd:1.2.3';
+    assert.deepEqual(built(await composeConfigWithEnv({ MAKERD_IMAGE: tagged })), {
+      'http-token': tagged,
+      'alertmanager-config': tagged,
+      makerd: tagged,
+      sim: tagged,
+    });
+  });
+
+  it('publishes makerd, Prometheus and Grafana on the ports .env names, on loopback', async () => {
+    const defaults = await composeConfig('--profile', 'paper');
+    assert.equal(published(service(defaults, 'makerd')), '127.0.0.1:9464');
+    assert.equal(published(service(defaults, 'prometheus')), '127.0.0.1:9090');
+    assert.equal(published(service(defaults, 'grafana')), '127.0.0.1:3000');
+    const moved = await composeConfigWithEnv({
+      MAKERD_PORT: '19464',
+      PROMETHEUS_PORT: '19090',
+      GRAFANA_PORT: '13000',
+    });
+    assert.equal(published(service(moved, 'makerd')), '127.0.0.1:19464');
+    assert.equal(published(service(moved, 'prometheus')), '127.0.0.1:19090');
+    assert.equal(published(service(moved, 'grafana')), '127.0.0.1:13000');
   });
 
   it('publishes ports on loopback only', async () => {
