@@ -1,8 +1,9 @@
 /**
  * `npm run test:stack`: builds the Dockerfile and brings up `docker compose --profile paper up` on
  * a real Docker engine, as an operator does, then checks the deployment end to end: the services
- * healthy, the bearer token written and required, Prometheus scraping makerd with it, `makerd
- * halt` / `resume` through `exec`, and `stop` cancelling every order on the simulator.
+ * healthy, the bearer token written and required, Prometheus scraping makerd with it and sending
+ * alerts to Alertmanager, `makerd halt` / `resume` through `exec`, and `stop` cancelling every
+ * order on the simulator.
  *
  * Registry-agnostic: it uses the engine DOCKER_HOST names (else the default one) and whatever base
  * images that engine has or can pull; on a machine without a registry, .ci/run wraps it in
@@ -232,6 +233,33 @@ describe('docker compose --profile paper up', { timeout: 15 * 60_000 }, () => {
       60_000,
     );
     assert.equal(target?.lastError, '');
+  });
+
+  it('has Prometheus sending alerts to Alertmanager, configured by its one-shot', async () => {
+    const config = await until(
+      'alertmanager-config exits',
+      () => state('alertmanager-config'),
+      (s) => s.Status === 'exited',
+      60_000,
+    );
+    assert.equal(config.ExitCode, 0);
+    const active = await until(
+      "Alertmanager among Prometheus's active alertmanagers",
+      async () =>
+        (await nodeIn(
+          'makerd',
+          `const r = await (await fetch('http://prometheus:9090/api/v1/alertmanagers')).json();
+           console.log(JSON.stringify(r.data.activeAlertmanagers.map((a) => a.url)));`,
+        )) as string[],
+      (urls) => urls.length > 0,
+      60_000,
+    );
+    assert.match(active[0] ?? '', /alertmanager:9093/);
+    const ready = (await nodeIn(
+      'makerd',
+      `const r = await fetch('http://alertmanager:9093/-/ready'); console.log(r.status);`,
+    )) as number;
+    assert.equal(ready, 200);
   });
 
   it('halts and resumes makerd through `exec`', async () => {
