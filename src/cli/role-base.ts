@@ -17,6 +17,7 @@ import {
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
+import { carryRestLevel } from './rest-level.js';
 
 export interface RoleBaseParts {
   readonly clock?: Clock;
@@ -86,6 +87,11 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
     const client = keyClient(settings, redis, credentials, clock);
     opened.push(client);
+    if (client.limiter !== undefined) {
+      opened.push(
+        await carryRestLevel(redis, credentials.apiKey, client.limiter, clock, parts.log),
+      );
+    }
     const pairs = await loadPairs(
       client,
       settings.pairs.map((p) => p.pair),

@@ -81,6 +81,12 @@ export class RestCounter {
     return level;
   }
 
+  /** Raises the model to `level` at `nowMs` if it is lower (what another process left). */
+  atLeast(level: number, nowMs: number): void {
+    if (level <= this.decayed(nowMs)) return;
+    this.#state = { level: Math.min(level, this.max), atMs: Math.max(this.#state.atMs, nowMs) };
+  }
+
   /** The exchange said the counter is over: assume it is at least full. */
   fill(nowMs: number): void {
     const level = Math.max(this.decayed(nowMs), this.max);

@@ -1,6 +1,6 @@
 import { InvalidInputError, systemClock, type Clock } from '../../core/index.js';
 import { BudgetWaitTooLongError } from '../errors/client-errors.js';
-import { RestCounter } from './rest-counter.js';
+import { RestCounter, decayedLevel } from './rest-counter.js';
 import { REST_COUNTER, type Tier } from './tiers.js';
 
 export type Priority = 'high' | 'normal';
@@ -149,6 +149,16 @@ export class RestLimiter {
       this.#backoffMs === 0 ? BACKOFF_START_MS : Math.min(this.#backoffMs * 2, BACKOFF_CAP_MS);
     this.#backoffUntil = Math.max(this.#backoffUntil, now + this.#backoffMs);
     this.#counter.fill(now);
+    this.#schedule();
+  }
+
+  /**
+   * Counts what an earlier process on the key left on the exchange's counter: `level` at `atMs`,
+   * decayed to now. A restart that began at zero earned `EAPI:Rate limit exceeded` (issue #32).
+   */
+  seed(level: number, atMs: number): void {
+    const now = this.#clock.now();
+    this.#counter.atLeast(decayedLevel(level, atMs, this.#counter.decayPerSec, now), now);
     this.#schedule();
   }
 
