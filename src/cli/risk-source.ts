@@ -6,7 +6,8 @@ import type { PairRisk, RiskSource } from '../safety/index.js';
 
 /**
  * The risk limits' inputs for a supervisor (the tracker's live records are every order of ours
- * that may rest: pending, open, partly filled, unknown): positions and our orders from the executor's tracker
+ * that may rest: pending, open, partly filled, unknown; those awaiting the exchange's word are
+ * marked in doubt): positions and our orders from the executor's tracker
  * in Redis (so a supervisor in another process sees them too), and the mid of every pair from one
  * public Ticker call.
  */
@@ -48,6 +49,8 @@ export function trackerRiskSource(options: {
                 side: o.side,
                 price: dec(o.price),
                 volume: dec(o.volume).minus(dec(o.volumeExecuted)),
+                inDoubt:
+                  o.state === 'pending-new' || o.state === 'unknown' || o.pendingCall !== null,
               })),
           };
         }),

@@ -7,6 +7,13 @@ export interface RiskOrder {
   readonly price: Decimal;
   /** Remaining volume. */
   readonly volume: Decimal;
+  /**
+   * The exchange's word on it is awaited (placed or edited with no answer yet, or in doubt): it
+   * counts for the count, volume and notional limits, but its price may be stale (an edit that did
+   * go through), so it is not judged for crossing or the band. Judging such records halted on
+   * "our bid crosses our ask" after dropped answers though the book never held a crossed pair.
+   */
+  readonly inDoubt?: boolean;
 }
 
 /** What the guard looks at for one pair. */
@@ -229,6 +236,7 @@ export function quotesBreach(
         };
       }
     }
+    if (o.inDoubt === true) continue;
     if (o.side === 'buy') {
       if (bestBid === undefined || o.price.greaterThan(bestBid)) bestBid = o.price;
     } else if (bestAsk === undefined || o.price.lessThan(bestAsk)) bestAsk = o.price;

@@ -71,8 +71,11 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
       200,
     );
     assert.deepEqual(agreed, { phantoms: [], unknownToUs: [] });
-    const status = (await (await fetch(`${http}/status`)).json()) as { mode: string };
-    assert.equal(status.mode, 'trading', 'no halt: the risk check judged orders known live');
+    const status = (await (await fetch(`${http}/status`)).json()) as {
+      mode: string;
+      halt: { reason?: string };
+    };
+    assert.equal(status.mode, 'trading', `no halt: ${status.halt.reason ?? ''}`);
     const { rejections } = await run.state();
     assert.equal(rejections['EOrder:Rate limit exceeded'], undefined, JSON.stringify(rejections));
   });

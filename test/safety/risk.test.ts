@@ -139,6 +139,20 @@ describe('RiskGuard', () => {
     });
   }
 
+  it('judges crossing and the band on orders known live, counting those in doubt', () => {
+    const guard = new RiskGuard(config({ quote_band_bps: 100, limits: { max_open_orders: 2 } }));
+    // An edit of the bid in doubt: its record still says 50020, above our ask.
+    const doubtful = { ...order('buy', '50020'), inDoubt: true };
+    assert.equal(
+      guard.check([pair({ orders: [doubtful, order('sell', '50010')] })], NOW),
+      undefined,
+    );
+    const farAway = { ...order('buy', '40000'), inDoubt: true };
+    assert.equal(guard.check([pair({ orders: [farAway] })], NOW), undefined);
+    const three = [doubtful, order('sell', '50010'), order('sell', '50030')];
+    assert.equal(guard.check([pair({ orders: three })], NOW)?.limit, 'max_open_orders');
+  });
+
   it('lets an order exactly at the band edge pass, and one tick beyond trip', () => {
     const guard = new RiskGuard(config({ quote_band_bps: 100 }));
     assert.equal(
