@@ -74,7 +74,8 @@ void describe('Executor: liveness', () => {
     assert.equal(await h.flags.alive('executor'), beatBefore, 'no beat while hung');
 
     await h.sim.admin('POST', '/_sim/faults', {});
-    await h.advance(55_000);
+    // Past the end of any OpenOrders held since the hang was noticed (a minute after it began).
+    await h.advance(60_000);
     await until('both steps ended', () =>
       h.pairs.every((p) => suite.executor.pair(p.id)?.busyForMs(h.clock.now()) === 0),
     );

@@ -233,6 +233,10 @@ export async function startExecHarness(
       return (body as { rejections: Record<string, number> }).rejections;
     },
     async close() {
+      // A test that failed mid-fault leaves requests held by a latency fault on the manual clock,
+      // and stopping waits for the steps that sent them: release them rather than hang.
+      sim.ctx.faults.clear();
+      if (manual !== undefined) await manual.advance(120_000);
       for (const e of executors) await e.stop().catch(() => undefined);
       for (const pair of pairs)
         await bus
