@@ -51,7 +51,7 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
     redis.disconnect();
   });
 
-  void it('agrees with the exchange within a reconciliation after the faults, never halts, no rate-limit refusal', async () => {
+  void it('agrees with the exchange within a reconciliation after the faults, never halts, no rate-limit refusal', async (t) => {
     await run.admin('/_sim/faults', { paths: ORDER_ENTRY, drop_response_rate: 0.2, seed: 3 });
     await until(
       'eight answers dropped',
@@ -60,6 +60,7 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
       250,
     );
     await run.admin('/_sim/faults', {});
+    const clearedAt = Date.now();
     // The bot keeps trading meanwhile: wait for a moment the two sides agree.
     const agreed = await until(
       'the tracker agreeing with the exchange',
@@ -71,6 +72,7 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
       200,
     );
     assert.deepEqual(agreed, { phantoms: [], unknownToUs: [] });
+    t.diagnostic(`tracker agreed with the exchange ${Date.now() - clearedAt} ms after the faults`);
     const status = (await (await fetch(`${http}/status`)).json()) as {
       mode: string;
       halt: { reason?: string };
@@ -80,16 +82,22 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
     assert.equal(rejections['EOrder:Rate limit exceeded'], undefined, JSON.stringify(rejections));
   });
 
-  void it('halts on an emergency, resumes on the operator’s word and goes on quoting', async () => {
+  void it('halts on an emergency, resumes on the operator’s word and goes on quoting', async (t) => {
     await run.admin('/_sim/status', { emergency: [{ title: 'test incident' }] });
+    const emergencyAt = Date.now();
     await until('halted', async () => {
       const s = (await (await fetch(`${http}/status`)).json()) as { mode: string };
       return s.mode === 'halted' && (await run.orders()).length === 0 ? true : undefined;
     });
+    const cancelledAt = Date.now();
     await until('the tracker holding no order after the halt', async () => {
       const live = await Promise.all(PAIRS.map((p) => tracker.live(p)));
       return live.flat().length === 0 ? true : undefined;
     });
+    t.diagnostic(
+      `emergency to every order cancelled ${cancelledAt - emergencyAt} ms; ` +
+        `tracker empty ${Date.now() - emergencyAt} ms`,
+    );
     await run.admin('/_sim/status', { emergency: [] });
     // As an operator would: resume, and again if the supervisor still saw the incident.
     await until(
