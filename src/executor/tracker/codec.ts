@@ -12,7 +12,7 @@ import {
   type Check,
   type Fields,
 } from '../../core/field-checks.js';
-import { InvalidInputError, SIDES, dec, isDecimalString, parseSlotKey } from '../../core/index.js';
+import { InvalidInputError, SIDES, isDecimalString, parseSlotKey } from '../../core/index.js';
 import { ORDER_STATES, type Fill, type Position, type TrackedOrder } from '../types.js';
 import { TrackerError } from './errors.js';
 
@@ -33,8 +33,9 @@ export const FOREIGN_SLOT = 'foreign';
 
 const anyInt = intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 const count = intIn(0, Number.MAX_SAFE_INTEGER);
+/** Read from the text ('-' and a non-zero digit): a Decimal per field and record read was garbage. */
 const nonNegative: Check = (v) =>
-  isDecimalString(v) && !dec(v).lt(0)
+  isDecimalString(v) && !(v.startsWith('-') && /[1-9]/.test(v))
     ? undefined
     : `must be a non-negative decimal string, got ${show(v)}`;
 const pair: Check = (v) =>
