@@ -208,15 +208,25 @@ export function publicTrades(rows: readonly TradeRow[], kept: number): readonly 
   return view;
 }
 
+/**
+ * Parsed trades by their row: each Trades answer is merged into the rows kept before, which stay
+ * the same arrays (mergeTrades), so a trade is parsed once, not again at every poll while kept.
+ */
+const TRADE_ROWS = new WeakMap<TradeRow, PublicTrade>();
+
 function parseTrades(rows: readonly TradeRow[], kept: number): PublicTrade[] {
-  return rows.slice(Math.max(0, rows.length - kept)).map((r) => ({
-    price: dec(r[0]),
-    volume: dec(r[1]),
-    timeMs: Math.round(r[2] * 1000),
-    side: r[3] === 's' ? 'sell' : 'buy',
-    orderType: r[4] === 'm' ? 'market' : 'limit',
-    tradeId: r[6],
-  }));
+  return rows.slice(Math.max(0, rows.length - kept)).map((r) =>
+    cached(TRADE_ROWS, r, () =>
+      Object.freeze({
+        price: dec(r[0]),
+        volume: dec(r[1]),
+        timeMs: Math.round(r[2] * 1000),
+        side: r[3] === 's' ? 'sell' : 'buy',
+        orderType: r[4] === 'm' ? 'market' : 'limit',
+        tradeId: r[6],
+      }),
+    ),
+  );
 }
 
 /** Whether an OpenOrders `descr.pair` (the venue shows the altname) names this pair. */
