@@ -207,12 +207,19 @@ export function decodeOrder(
   });
 }
 
+/** The head of an order record as encodeOrder writes it: userref, then a txid without escapes. */
+const RECORD_HEAD = /^\{"userref":-?\d+,"txid":"([^"\\]*)"/;
+
 /**
  * The txid of an order record, read without checking the rest: a search through a pair's history
- * for a few orders parses each entry once and fully decodes only the ones it looks for. Undefined
+ * for a few orders looks at each entry once and fully decodes only the ones it looks for. Undefined
  * for an entry that is not an object with a string txid (decodeOrder says what is wrong with it).
+ * Every full sync searches the whole history (up to 2,000 entries a pair): records as written here
+ * give their txid from their head, which saves parsing each into an object that is thrown away.
  */
 export function peekTxid(json: string): string | undefined {
+  const head = RECORD_HEAD.exec(json);
+  if (head !== null) return head[1];
   let value: unknown;
   try {
     value = JSON.parse(json);
