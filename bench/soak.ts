@@ -29,7 +29,10 @@ import { printHeader } from './support/run.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SIM_CONFIG = join(ROOT, 'config/sim.yaml');
-/** A third pair beyond config/paper.yaml's two, on a market the simulator lists by default. */
+/**
+ * A third pair beyond config/paper.yaml's two, on a market the simulator lists by default (its
+ * quote asset is XBT, so a 3-pair run has no max_daily_loss).
+ */
 const THIRD_PAIR = {
   pair: 'ETHXBT',
   strategy: { name: 'spread', options: { min_spread_bps: 20, levels: 2, order_size: '0.2' } },
@@ -62,12 +65,15 @@ async function writeConfig(dir: string, simUrl: string, pairs: number, prefix: s
     exchange: { url: string; credentials: { sim_config: string } };
     redis: { url: string; prefix: string };
     pairs: unknown[];
+    supervisor: { risk: { max_daily_loss?: unknown } };
     http?: unknown;
   };
   config.exchange.url = simUrl;
   config.exchange.credentials.sim_config = SIM_CONFIG;
   config.redis = { url: REDIS_URL, prefix };
   config.pairs = [...config.pairs, THIRD_PAIR].slice(0, pairs);
+  // max_daily_loss sums the pairs' PnL, which needs one quote asset: ETHXBT is quoted in XBT.
+  if (pairs > 2) delete config.supervisor.risk.max_daily_loss;
   const port = await freePort();
   config.http = { host: '127.0.0.1', port };
   const file = join(dir, 'makerd.yaml');
