@@ -166,11 +166,7 @@ export default defineStrategy({
     const deviation = snapshot.inventory.base.total.minus(dec(o.target_base));
     const q = deviation.div(orderSize);
     const reservation = s.minus(q.times(inventoryRisk));
-    const optimal = inventoryRisk.plus(
-      dec(2)
-        .div(gamma)
-        .times(dec(1).plus(gamma.div(k)).ln()),
-    );
+    const optimal = inventoryRisk.plus(liquidityTerm(gamma, k));
     const floor = s.times(dec(o.min_spread_bps)).times(BPS);
     const halfSpread = maxOf(optimal, floor).div(2);
 
@@ -214,8 +210,9 @@ function observe(
   const dtMs = snapshot.takenAtMs - state.lastAtMs;
   if (dtMs <= 0) return state;
   const dt = dec(dtMs).div(1000);
-  const sample = mid.div(dec(state.lastMid)).ln().pow(2).div(dt);
-  const keep = dt.div(dec(halfLifeS)).times(LN2).neg().exp();
+  const lastMid = dec(state.lastMid);
+  const sample = mid.eq(lastMid) ? dec(0) : mid.div(lastMid).ln().pow(2).div(dt);
+  const keep = decay(dtMs, halfLifeS);
   const add = dec(1).minus(keep);
   return {
     lastMid: mid.toFixed(),
@@ -224,6 +221,40 @@ function observe(
     varianceWeight: keep.times(dec(state.varianceWeight)).plus(add).toFixed(),
     samples: state.samples + 1,
   };
+}
+
+/**
+ * The EWMA's weight on the past after `dtMs`: 2^(-dt / half-life). Snapshots follow a poll
+ * interval, so the same few dt recur, and an exponential to 40 digits at every snapshot was most
+ * of what this strategy allocated: kept by dt and half-life, at most DECAYS_KEPT of them.
+ */
+const DECAYS = new Map<string, Decimal>();
+const DECAYS_KEPT = 1_000;
+
+function decay(dtMs: number, halfLifeS: number): Decimal {
+  const key = `${dtMs}/${halfLifeS}`;
+  let keep = DECAYS.get(key);
+  if (keep === undefined) {
+    if (DECAYS.size >= DECAYS_KEPT) DECAYS.clear();
+    keep = dec(dtMs).div(1000).div(dec(halfLifeS)).times(LN2).neg().exp();
+    DECAYS.set(key, keep);
+  }
+  return keep;
+}
+
+/** (2/γ)·ln(1 + γ/k), the spread's part that depends on the options alone, by γ and k. */
+const LIQUIDITY_TERMS = new Map<string, Decimal>();
+
+function liquidityTerm(gamma: Decimal, k: Decimal): Decimal {
+  const key = `${gamma.toString()}/${k.toString()}`;
+  let term = LIQUIDITY_TERMS.get(key);
+  if (term === undefined) {
+    term = dec(2)
+      .div(gamma)
+      .times(dec(1).plus(gamma.div(k)).ln());
+    LIQUIDITY_TERMS.set(key, term);
+  }
+  return term;
 }
 
 function maxOf(a: Decimal, b: Decimal): Decimal {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
 import type { CredentialsInput } from '../exchange/index.js';
-import { loadSimConfig } from '../sim/index.js';
+// config.js, not sim/index.js: the barrel would load the whole simulator into makerd.
+import { loadSimConfig } from '../sim/config.js';
 import { secretIsSet, type BotSettings } from './bot-config.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { TrackerFills } from '../../src/cli/tracker-fills.js';
+import { TrackerFills, type FillReads } from '../../src/cli/tracker-fills.js';
 import { ManualClock, silentLog } from '../../src/core/index.js';
 import { OrderTracker } from '../../src/executor/tracker/index.js';
 import { restingOrder } from '../executor/plan/fixtures.js';
@@ -66,5 +66,42 @@ void describe("TrackerFills: the runner's fills, from the executor's tracker", (
     await fills.check();
     assert.equal(heard.length, 2, 'nothing twice');
     await fills.stop();
+  });
+
+  void it('hands on a fill recorded between its count and its read, in order', async () => {
+    const clock = new ManualClock(20_000);
+    let racing = false;
+    // The tracker as TrackerFills reads it, with one more fill recorded just after the count.
+    const reads: FillReads = {
+      position: async (pair) => {
+        const position = await tracker.position(pair);
+        if (racing) await executes('0.10', 22_000);
+        return position;
+      },
+      recentFills: (pair, limit) => tracker.recentFills(pair, limit),
+    };
+    const fills = new TrackerFills({
+      tracker: reads,
+      pairs: [XBTUSD],
+      clock,
+      everyMs: 1_000,
+      log: silentLog,
+    });
+    const heard: FillEvent[] = [];
+    fills.onFill((f) => heard.push(f));
+    await fills.start();
+    await executes('0.08', 21_000);
+    racing = true;
+    await fills.check();
+    racing = false;
+    assert.deepEqual(
+      heard.map((f) => [f.volume.toFixed(), f.timeMs]),
+      [
+        ['0.02', 21_000],
+        ['0.02', 22_000],
+      ],
+    );
+    await fills.check();
+    assert.equal(heard.length, 2, 'nothing twice');
   });
 });

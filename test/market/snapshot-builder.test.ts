@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
-import { buildSnapshot, decideMode, type TradeRow } from '../../src/market/index.js';
+import { buildSnapshot, decideMode, mergeTrades, type TradeRow } from '../../src/market/index.js';
 import { depth, ETHUSD, fresh, input, NOW, order } from './fixtures.js';
 
 const text = (d: { toFixed(): string } | undefined): string | undefined => d?.toFixed();
@@ -203,6 +203,19 @@ describe('snapshot builder: own orders, Level3, trades, inventory', () => {
         [4, 'sell', 'market', '100.4', 1_700_000_004_123],
       ],
     );
+  });
+
+  it('parses a trade kept across answers once', () => {
+    const row = (i: number): TradeRow => [`100.${i}`, '0.5', 1_700_000_000 + i, 'b', 'l', '', i];
+    const first = [row(1), row(2)];
+    const merged = mergeTrades(first, [row(2), row(3)], 3);
+    const before = buildSnapshot(input({ trades: first, tradesKept: 3 }));
+    const after = buildSnapshot(input({ trades: merged, tradesKept: 3 }));
+    assert.deepEqual(
+      after.trades.map((t) => t.tradeId),
+      [1, 2, 3],
+    );
+    assert.equal(after.trades[1], before.trades[1], 'the same trade object');
   });
 
   it('values inventory at the mid with holds and credit taken off available', () => {

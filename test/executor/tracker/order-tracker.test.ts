@@ -537,6 +537,10 @@ void describe('OrderTracker', () => {
         assert.match((err as Error).message, /price must be a non-negative decimal string/);
         return true;
       });
+      await redis.hset(key, '7', JSON.stringify({ ...order({ userref: 7 }), cost: '-0.01' }));
+      await assert.rejects(tracker.get(PAIR, 7), /cost must be a non-negative decimal string/);
+      await redis.hset(key, '7', JSON.stringify({ ...order({ userref: 7 }), fee: '-0.00' }));
+      assert.equal((await tracker.get(PAIR, 7))?.fee, '-0.00', 'minus zero is not below zero');
       // A record filed under another userref.
       await redis.hset(key, '7', JSON.stringify(order({ userref: 8 })));
       await assert.rejects(tracker.get(PAIR, 7), corrupt);
