@@ -1,7 +1,7 @@
 import { dec, decodeUserref, slotKey } from '../core/index.js';
 import type { Order } from '../exchange/endpoints/account.js';
 import type { PairInfo } from '../core/index.js';
-import type { SpotClient } from '../exchange/index.js';
+import { UnknownOrderError, type SpotClient } from '../exchange/index.js';
 import { OTHER_LIMITS } from '../exchange/limits/index.js';
 import type { OrderState, TrackedOrder } from './types.js';
 
@@ -105,6 +105,28 @@ export class OrderReads {
     for (let i = 0; i < txids.length; i += 50) {
       const { result } = await this.#client.queryOrders({ txid: txids.slice(i, i + 50) });
       Object.assign(out, result);
+    }
+    return out;
+  }
+
+  /**
+   * QueryOrders where one id the exchange does not know refuses the whole call
+   * (`EOrder:Unknown order`): those ids are asked one at a time and the unknown ones left out
+   * of the answer. Costs a call per id, only when the batch was refused.
+   */
+  async queryKnown(txids: readonly string[]): Promise<Record<string, Order>> {
+    try {
+      return await this.query(txids);
+    } catch (err) {
+      if (!(err instanceof UnknownOrderError)) throw err;
+    }
+    const out: Record<string, Order> = {};
+    for (const txid of txids) {
+      try {
+        Object.assign(out, (await this.#client.queryOrders({ txid: [txid] })).result);
+      } catch (err) {
+        if (!(err instanceof UnknownOrderError)) throw err;
+      }
     }
     return out;
   }

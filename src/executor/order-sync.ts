@@ -164,7 +164,9 @@ export class OrderSync {
       }
     }
     if (toQuery.length > 0) {
-      const found = await reads.query(toQuery.map((o) => o.txid as string));
+      // An order the exchange no longer knows (a record from another venue's run, or older than
+      // it keeps) must not fail every sync: it is dropped as lost below.
+      const found = await reads.queryKnown(toQuery.map((o) => o.txid as string));
       for (const rec of toQuery) {
         const o = found[rec.txid as string];
         if (o !== undefined) {

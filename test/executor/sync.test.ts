@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
-import { executorSuite, until } from './harness.js';
+import { OrderTracker } from '../../src/executor/tracker/index.js';
+import { executorSuite, startExecHarness, until, type ExecHarness } from './harness.js';
 import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
 
@@ -92,6 +93,53 @@ void describe('Executor: the periodic full sync', () => {
       await Promise.all(['open', 'closed', 'queried', 'not-executed', 'lost'].map(total)),
       [0, 0, 0, 0, 0],
       'every call of this order was answered',
+    );
+  });
+});
+
+void describe('Executor: a record the exchange does not know', () => {
+  let h: ExecHarness;
+  after(async () => {
+    await h.close();
+  });
+
+  void it('drops it as lost at start instead of failing the take every time', async () => {
+    h = await startExecHarness({ tier: 'pro' });
+    // As Redis kept from a run against another simulator: an open order this exchange never had.
+    const tracker = new OrderTracker({ redis: h.redis, prefix: h.prefix });
+    const txid = 'OLOST1-AAAAA-BBBBBB';
+    await tracker.put({
+      userref: encodeUserref(1, { side: 'buy', level: 2 }, 1),
+      txid,
+      pair: BTC,
+      slot: 'bid:2',
+      generation: 1,
+      side: 'buy',
+      price: '48000.0',
+      volume: '0.01',
+      volumeExecuted: '0',
+      cost: '0',
+      fee: '0',
+      postOnly: true,
+      feeIn: 'quote',
+      state: 'open',
+      openedAtMs: h.clock.now() - 60_000,
+      sentAtMs: h.clock.now() - 60_000,
+      deadlineMs: h.clock.now() - 57_000,
+      updatedAtMs: h.clock.now() - 60_000,
+      pendingCall: null,
+      replaces: null,
+      reason: null,
+      origin: 'placed',
+    });
+    await tracker.close();
+    const { executor, logs } = await h.executor();
+    assert.ok(executor.pair(BTC), 'the pair is worked');
+    assert.ok(logs.some((l) => l.msg === 'order unknown to the exchange; dropped as lost'));
+    assert.equal((await executor.tracker.history(BTC))[0]?.reason, 'lost');
+    await h.publish([h.intent(BTC, 'bid:0', quote('bid:0', 0))]);
+    await until('the bid on the book', async () =>
+      (await h.simOrders()).length === 1 ? true : undefined,
     );
   });
 });
