@@ -38,12 +38,10 @@ void describe("TrackerFills: the runner's fills, from the executor's tracker", (
       atMs,
     );
 
-  void it('hands on the fills recorded since start, oldest first, once each', async () => {
-    await tracker.put(ours);
-    await executes('0.01', 2_000);
-    const clock = new ManualClock(10_000);
+  /** TrackerFills over `reads`, checking every second, and the fills it hands on. */
+  function listen(reads: FillReads, clock: ManualClock) {
     const fills = new TrackerFills({
-      tracker,
+      tracker: reads,
       pairs: [XBTUSD],
       clock,
       everyMs: 1_000,
@@ -51,6 +49,13 @@ void describe("TrackerFills: the runner's fills, from the executor's tracker", (
     });
     const heard: FillEvent[] = [];
     fills.onFill((f) => heard.push(f));
+    return { fills, heard };
+  }
+
+  void it('hands on the fills recorded since start, oldest first, once each', async () => {
+    await tracker.put(ours);
+    await executes('0.01', 2_000);
+    const { fills, heard } = listen(tracker, new ManualClock(10_000));
     await fills.start();
     await executes('0.03', 11_000);
     await executes('0.06', 12_000);
@@ -80,15 +85,7 @@ void describe("TrackerFills: the runner's fills, from the executor's tracker", (
       },
       recentFills: (pair, limit) => tracker.recentFills(pair, limit),
     };
-    const fills = new TrackerFills({
-      tracker: reads,
-      pairs: [XBTUSD],
-      clock,
-      everyMs: 1_000,
-      log: silentLog,
-    });
-    const heard: FillEvent[] = [];
-    fills.onFill((f) => heard.push(f));
+    const { fills, heard } = listen(reads, clock);
     await fills.start();
     await executes('0.08', 21_000);
     racing = true;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
 import { OrderTracker } from '../../src/executor/tracker/index.js';
+import { restingOrder } from './plan/fixtures.js';
 import { executorSuite, startExecHarness, until, type ExecHarness } from './harness.js';
 import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
@@ -108,30 +109,18 @@ void describe('Executor: a record the exchange does not know', () => {
     // As Redis kept from a run against another simulator: an open order this exchange never had.
     const tracker = new OrderTracker({ redis: h.redis, prefix: h.prefix });
     const txid = 'OLOST1-AAAAA-BBBBBB';
-    await tracker.put({
-      userref: encodeUserref(1, { side: 'buy', level: 2 }, 1),
-      txid,
-      pair: BTC,
-      slot: 'bid:2',
-      generation: 1,
-      side: 'buy',
-      price: '48000.0',
-      volume: '0.01',
-      volumeExecuted: '0',
-      cost: '0',
-      fee: '0',
-      postOnly: true,
-      feeIn: 'quote',
-      state: 'open',
-      openedAtMs: h.clock.now() - 60_000,
-      sentAtMs: h.clock.now() - 60_000,
-      deadlineMs: h.clock.now() - 57_000,
-      updatedAtMs: h.clock.now() - 60_000,
-      pendingCall: null,
-      replaces: null,
-      reason: null,
-      origin: 'placed',
-    });
+    await tracker.put(
+      restingOrder('bid:2', 60_000, {
+        userref: encodeUserref(1, { side: 'buy', level: 2 }, 1),
+        txid,
+        price: '48000.0',
+        volume: '0.01',
+        openedAtMs: h.clock.now() - 60_000,
+        sentAtMs: h.clock.now() - 60_000,
+        deadlineMs: h.clock.now() - 57_000,
+        updatedAtMs: h.clock.now() - 60_000,
+      }),
+    );
     await tracker.close();
     const { executor, logs } = await h.executor();
     assert.ok(executor.pair(BTC), 'the pair is worked');
