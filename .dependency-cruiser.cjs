@@ -12,6 +12,8 @@ const allowed = {
   executor: ['core', 'exchange', 'bus'],
   safety: ['core', 'exchange', 'bus'],
   obs: ['core'],
+  pnl: ['core'],
+  lab: ['core', 'exchange', 'sim', 'market', 'bus', 'runner', 'executor', 'pnl'],
 };
 
 const forbidden = Object.entries(allowed).map(([from, to]) => {
