@@ -40,4 +40,10 @@ export {
   type SigningInput,
 } from './signing/signers.js';
 export { HttpTransport } from './transport/http-transport.js';
-export { DEFAULT_USER_AGENT, type TransportOptions } from './transport/types.js';
+export {
+  DEFAULT_USER_AGENT,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  type TransportOptions,
+} from './transport/types.js';

@@ -14,7 +14,7 @@ import {
   type RequestSigner,
 } from '../signing/signers.js';
 import { HttpTransport } from '../transport/http-transport.js';
-import type { TransportOptions } from '../transport/types.js';
+import type { Transport, TransportOptions } from '../transport/types.js';
 import {
   CallPipeline,
   type ApiResponse,
@@ -47,8 +47,11 @@ export interface SpotClientOptions {
    */
   readonly nonceWindow?: number;
   readonly clock?: Clock;
-  /** The HTTP settings (timeouts, connections, user agent), or a transport of the caller's. */
-  readonly transport?: TransportOptions | HttpTransport;
+  /**
+   * The HTTP settings (timeouts, connections, user agent), or a transport of the caller's (the
+   * recorder wraps one; replay answers in-process). A transport passed in is not closed by us.
+   */
+  readonly transport?: TransportOptions | Transport;
   readonly retry?: Partial<RetryPolicy>;
   /** Points of the REST counter never used. */
   readonly restHeadroom?: number;
@@ -77,7 +80,7 @@ type Q<Ep> = Ep extends Endpoint<infer Req, infer _S> ? Req : never;
  */
 export class SpotClient {
   readonly #pipeline: CallPipeline;
-  readonly #transport: HttpTransport;
+  readonly #transport: Transport;
   readonly #ownsTransport: boolean;
   readonly #keyGuard: KeyGuard;
   readonly limiter: RestLimiter | undefined;
@@ -96,11 +99,9 @@ export class SpotClient {
         : (options.restLimiter ??
           new RestLimiter({ tier: this.tier, clock, headroom: options.restHeadroom ?? 0 }));
     this.#keyGuard = new KeyGuard(options.keyGuardThreshold ?? 3);
-    this.#ownsTransport = !(options.transport instanceof HttpTransport);
-    this.#transport =
-      options.transport instanceof HttpTransport
-        ? options.transport
-        : new HttpTransport(options.transport);
+    const given = options.transport;
+    this.#ownsTransport = !isTransport(given);
+    this.#transport = isTransport(given) ? given : new HttpTransport(given);
     const urls: Record<Family, string> = {
       public: baseUrl,
       private: baseUrl,
@@ -379,4 +380,8 @@ function credentialsOf(
 ): Credentials | undefined {
   if (input === undefined) return undefined;
   return input instanceof Credentials ? input : new Credentials(input, field);
+}
+
+function isTransport(t: TransportOptions | Transport | undefined): t is Transport {
+  return t !== undefined && typeof (t as Partial<Transport>).send === 'function';
 }
