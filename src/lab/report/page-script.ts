@@ -53,13 +53,20 @@ export const PAGE_SCRIPT = String.raw`
     opts.axes[1].size = axisSize;
     plots.push({ u: new uPlot(opts, cols, el), el: el });
   }
+  // A chart without data says so instead of drawing empty axes.
+  function nothing(figure, text) {
+    var p = document.createElement('p');
+    p.className = 'empty';
+    p.textContent = text;
+    figure.replaceChild(p, figure.querySelector('.plot'));
+  }
   function overTime(key, label, list, extra) {
     var opts = {
       tzDate: utc,
       cursor: { sync: { key: key } },
       scales: { x: { time: true } },
       series: [{ label: 'time (UTC)' }].concat(list),
-      axes: [{ values: timeTicks }, { label: label, labelSize: 20 }]
+      axes: [{ values: timeTicks, space: 70 }, { label: label, labelSize: 20 }]
     };
     for (var k in extra) opts[k] = extra[k];
     return opts;
@@ -69,7 +76,8 @@ export const PAGE_SCRIPT = String.raw`
     return {
       hooks: {
         draw: [function (u) {
-          var ctx = u.ctx, r = 4.5 * uPlot.pxRatio, b = u.bbox, drawn = 0;
+          var ctx = u.ctx, b = u.bbox, drawn = 0;
+          var r = (window.innerWidth < 600 ? 3 : 4.5) * uPlot.pxRatio;
           ctx.save();
           ctx.beginPath();
           ctx.rect(b.left, b.top, b.width, b.height);
@@ -138,17 +146,18 @@ export const PAGE_SCRIPT = String.raw`
   }
   function markoutChart(p, figure) {
     var m = p.markouts;
+    var label = function (h) { return m.labels[m.horizonsS.indexOf(h)] || ''; };
     // Horizons evenly spaced (1 s, 10 s, 1 min), each labelled as the summary table writes it.
     var opts = {
       scales: { x: { time: false, distr: 2 } },
       series: [
-        { label: 'horizon (s)' },
+        { label: 'horizon', value: function (u, v) { return v == null ? '-' : label(v); } },
         series('buys', COLOR.buy, { points: { show: true, size: 7 }, value: digits(2) }),
         series('sells', COLOR.sell, { points: { show: true, size: 7 }, value: digits(2) }),
         series('all', COLOR.all, { width: 2.5, points: { show: true, size: 8 }, value: digits(2) })
       ],
       axes: [
-        { values: function (u, v) { return v.map(function (x) { return m.labels[m.horizonsS.indexOf(x)] || ''; }); } },
+        { values: function (u, v) { return v.map(label); } },
         { label: 'bps', labelSize: 20 }
       ]
     };
@@ -159,11 +168,20 @@ export const PAGE_SCRIPT = String.raw`
     var section = document.querySelector('section.pair[data-index="' + i + '"]');
     var key = 'pair' + i;
     var chart = function (kind) { return section.querySelector('figure[data-chart="' + kind + '"]'); };
-    pricesChart(p, key, chart('price'));
-    positionChart(p, key, chart('position'));
-    pnlChart(p, key, chart('pnl'));
-    markoutChart(p, chart('markouts'));
-    ratecountChart(p, key, chart('ratecount'));
+    var kinds = ['price', 'position', 'pnl', 'ratecount'];
+    if (p.cols[0].length === 0) {
+      kinds.forEach(function (kind) { nothing(chart(kind), 'No data in this run.'); });
+    } else {
+      pricesChart(p, key, chart('price'));
+      positionChart(p, key, chart('position'));
+      pnlChart(p, key, chart('pnl'));
+      ratecountChart(p, key, chart('ratecount'));
+    }
+    if (p.markouts.all.every(function (v) { return v == null; })) {
+      nothing(chart('markouts'), 'No markouts: no fill has one yet.');
+    } else {
+      markoutChart(p, chart('markouts'));
+    }
     if (p.fills.t.length < p.fillsTotal) {
       var note = document.createElement('span');
       note.textContent = ' (' + p.fills.t.length + ' of ' + p.fillsTotal + ' fills shown)';

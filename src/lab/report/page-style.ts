@@ -34,6 +34,7 @@ code { font-size: 0.9em; overflow-wrap: anywhere; }
 figure { margin: 0; min-width: 0; }
 figcaption { font-size: 0.9rem; color: var(--muted); margin: 8px 0 2px; }
 .plot { width: 100%; min-height: 200px; }
+.empty { color: var(--muted); font-style: italic; margin: 8px 0 16px; }
 .uplot { font-family: inherit; }
 .u-legend { font-size: 0.8rem; }
 footer { color: var(--muted); font-size: 0.8rem; padding-bottom: 24px; }
