@@ -1,0 +1,144 @@
+import type { DecimalString } from '../../core/index.js';
+
+/**
+ * What a backtest hands to writeReport: plain JSON, written as report.json unchanged. Money in the
+ * tables is exact decimal text (quote currency); chart series are numbers, since a chart plots
+ * doubles anyway and number arrays keep the file small.
+ */
+export interface BacktestReport {
+  readonly makerd_report: 1;
+  /** The strategy plugin's name (and version, if it has one), for the title. */
+  readonly strategy: string;
+  readonly run: RunSummary;
+  readonly pairs: readonly PairReport[];
+  /** Live vs replay of the same session, when the backtest replayed a recorded live run. */
+  readonly fidelity?: Fidelity;
+}
+
+export interface RunSummary {
+  /** The recording replayed. */
+  readonly dataDir: string;
+  /** The replayed span (ms since the epoch). */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** Simulated time covered (ms): toMs − fromMs, less any gap skipped. */
+  readonly simulatedMs: number;
+  /** Wall-clock time the replay took (ms); the speed is simulatedMs / wallMs. */
+  readonly wallMs: number;
+  /** What was wrong with the data: gaps, corrupt or cut-short files. Empty when nothing was. */
+  readonly problems: readonly DataProblem[];
+}
+
+export interface DataProblem {
+  /** 'gap', 'corrupt', 'truncated', …: a short word the table shows as is. */
+  readonly kind: string;
+  /** Pair altname; undefined for key-wide data. */
+  readonly pair?: string;
+  /** The span it affects, when it has one. */
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  /** One line for a person: what and where (a file name, a row). */
+  readonly text: string;
+}
+
+export interface PairReport {
+  /** Pair altname (XBTUSD). */
+  readonly pair: string;
+  /** Asset names, for axis labels and units (XBT, USD). */
+  readonly base: string;
+  readonly quote: string;
+  readonly summary: PairSummary;
+  readonly series: PairSeries;
+  /** Every fill of the run, oldest first. */
+  readonly fills: readonly FillPoint[];
+  readonly markouts: MarkoutCurves;
+}
+
+export interface PairSummary {
+  readonly fills: number;
+  readonly buys: number;
+  readonly sells: number;
+  readonly volumeBase: DecimalString;
+  readonly volumeQuote: DecimalString;
+  /** Realized and marked PnL since the start, quote currency: total = spread + inventory − fees. */
+  readonly pnl: PnlSplit;
+  /** Fills per hour of time with at least one side quoted; null when never quoted. */
+  readonly fillRatePerHour: number | null;
+  /** Share of the run (0..1) with both sides quoted. */
+  readonly timeAtQuote: number;
+  /** Time-weighted mean |resting − target| / target, bps; null when never quoted. */
+  readonly quoteDistanceBps: number | null;
+  /** The matching engine's ratecount for this pair: time-weighted mean and peak level. */
+  readonly ratecount: { readonly mean: number; readonly max: number };
+}
+
+export interface PnlSplit {
+  readonly spread: DecimalString;
+  readonly inventory: DecimalString;
+  readonly fees: DecimalString;
+  readonly total: DecimalString;
+}
+
+/**
+ * Columns sharing one time axis, oldest first. A quote column holds null while that side has no
+ * order resting; the target columns (where the strategy wanted the quote) are optional.
+ */
+export interface PairSeries {
+  readonly tMs: readonly number[];
+  readonly mid: readonly (number | null)[];
+  readonly bid: readonly (number | null)[];
+  readonly ask: readonly (number | null)[];
+  readonly targetBid?: readonly (number | null)[];
+  readonly targetAsk?: readonly (number | null)[];
+  /** Base held. */
+  readonly position: readonly number[];
+  /** Cumulative PnL by component, quote currency; fees as a cost (positive = paid). */
+  readonly pnlSpread: readonly number[];
+  readonly pnlInventory: readonly number[];
+  readonly pnlFees: readonly number[];
+  readonly pnlTotal: readonly number[];
+  /** The ratecount level, against ratecountMax (the tier's maximum). */
+  readonly ratecount: readonly number[];
+  readonly ratecountMax: number;
+}
+
+export interface FillPoint {
+  readonly tMs: number;
+  readonly side: 'buy' | 'sell';
+  readonly price: DecimalString;
+  readonly volume: DecimalString;
+  /** Quote currency. */
+  readonly fee: DecimalString;
+}
+
+/** Volume-weighted mean markout in bps at each horizon; null where no fill has one. */
+export interface MarkoutCurves {
+  readonly horizonsMs: readonly number[];
+  readonly buy: readonly (number | null)[];
+  readonly sell: readonly (number | null)[];
+  readonly all: readonly (number | null)[];
+}
+
+export interface Fidelity {
+  /** Where the live session came from (its recording, or a label). */
+  readonly live: string;
+  /** The agreement aimed for, in % of the live figure. */
+  readonly tolerancePct: number;
+  readonly rows: readonly FidelityRow[];
+  /** Why live and replay differ (the fill model's assumptions, latency, what the data lacked). */
+  readonly note: string;
+}
+
+export interface FidelityRow {
+  /** Pair altname, or 'all'. */
+  readonly pair: string;
+  readonly live: FidelityFigures;
+  readonly replay: FidelityFigures;
+}
+
+export interface FidelityFigures {
+  readonly fills: number;
+  /** Quote currency. */
+  readonly volume: DecimalString;
+  readonly realizedPnl: DecimalString;
+}

@@ -1,0 +1,173 @@
+/**
+ * The backtest report in a real browser: Debian's chromium driven by playwright-core opens
+ * report.html from file:// with every network request refused, and the test reads what a person
+ * would see: the charts drawn, the run's figures in the tables, the page fitting a phone. Skips
+ * without /usr/bin/chromium unless MAKERD_REQUIRE_TOOLS=1 makes that a failure.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test, type TestContext } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { writeReport } from '../../src/lab/report/index.js';
+import { fixtureReport } from './report-fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const MISSING = `no ${CHROMIUM} (apt-get install chromium)`;
+const CHART_KINDS = ['price', 'position', 'pnl', 'markouts', 'ratecount'];
+
+const data = fixtureReport();
+let dir: string;
+let reportUrl: string;
+let browser: Browser | undefined;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'makerd-report-'));
+  reportUrl = pathToFileURL((await writeReport(dir, data)).html).href;
+  if (existsSync(CHROMIUM)) {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
+    });
+  }
+});
+
+after(async () => {
+  await browser?.close();
+  // Kept when asked, to look at the screenshots.
+  if (process.env.MAKERD_KEEP_REPORT !== '1') await rm(dir, { recursive: true, force: true });
+});
+
+function needBrowser(t: TestContext): Browser | undefined {
+  if (browser !== undefined) return browser;
+  if (process.env.MAKERD_REQUIRE_TOOLS === '1') {
+    assert.fail(`${MISSING}; MAKERD_REQUIRE_TOOLS=1 does not allow skipping`);
+  }
+  t.skip(MISSING);
+  return undefined;
+}
+
+interface Opened {
+  readonly page: Page;
+  /** Console errors, page errors and failed requests, as they happened. */
+  readonly problems: string[];
+  /** Requests for anything not under file://, each refused. */
+  readonly network: string[];
+}
+
+async function open(b: Browser, width: number, height: number): Promise<Opened> {
+  const context = await b.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const network: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  await page.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file://')) return route.continue();
+    network.push(url);
+    return route.abort('blockedbyclient');
+  });
+  await page.goto(reportUrl);
+  // The page's script marks the body once it has created every chart.
+  await page.waitForSelector(`body[data-charts="${data.pairs.length * CHART_KINDS.length}"]`);
+  return { page, problems, network };
+}
+
+/**
+ * Pixels of clear colour (not grey) on a figure's canvas: the series' strokes and the fill
+ * markers. Axes, grid and labels are grey, so an empty chart counts none. Evaluated from text, as
+ * the test's own functions are rewritten by the TypeScript loader.
+ */
+function colouredPixels(page: Page, pair: string, kind: string): Promise<number> {
+  return page.evaluate(`(() => {
+    const canvas = document.querySelector('section.pair[data-pair=${JSON.stringify(pair)}] figure[data-chart=${JSON.stringify(kind)}] canvas');
+    if (!canvas || canvas.width === 0) return 0;
+    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) {
+      const r = px[i], g = px[i + 1], b = px[i + 2];
+      if (px[i + 3] > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
+    }
+    return n;
+  })()`);
+}
+
+function text(page: Page, selector: string): Promise<string | null> {
+  return page.locator(selector).textContent();
+}
+
+for (const [name, width, height] of [
+  ['desktop', 1280, 900],
+  ['phone', 390, 844],
+] as const) {
+  test(`report.html at ${name} width draws every chart with no network and shows the run's figures`, async (t) => {
+    const b = needBrowser(t);
+    if (b === undefined) return;
+    const { page, problems, network } = await open(b, width, height);
+
+    assert.deepEqual(network, [], 'the page asked for something beyond file://');
+    assert.deepEqual(problems, []);
+
+    for (const p of data.pairs) {
+      for (const kind of CHART_KINDS) {
+        const n = await colouredPixels(page, p.pair, kind);
+        assert.ok(n > 200, `${p.pair} ${kind}: ${n} coloured pixels, the chart did not draw`);
+      }
+      const section = `section.pair[data-pair="${p.pair}"]`;
+      assert.equal(
+        await page.getAttribute(`${section} figure[data-chart="price"]`, 'data-fills-drawn'),
+        String(p.fills.length),
+        `${p.pair}: fill markers drawn`,
+      );
+      const cell = (field: string): string =>
+        `[data-table="pairs"] [data-pair="${p.pair}"][data-field="${field}"]`;
+      assert.equal(await text(page, cell('fills')), String(p.summary.fills));
+      assert.equal(await text(page, cell('pnl-total')), p.summary.pnl.total);
+      assert.equal(await text(page, cell('pnl-spread')), p.summary.pnl.spread);
+    }
+    assert.equal(await text(page, '[data-field="simulated"]'), '1 h 00 min 00 s');
+    assert.equal(await text(page, '[data-field="speed"]'), '800× real time');
+    assert.equal(
+      await page.title(),
+      'Backtest: spread-only v1 on XBTUSD, ETHUSD',
+      'the title names the strategy and pairs',
+    );
+
+    // The problem's text came from a recording: shown as text, never run.
+    const problem = data.run.problems[0]?.text ?? '';
+    assert.equal(await text(page, '[data-table="problems"] .what'), problem);
+    assert.equal(await page.evaluate('window.__injected'), undefined);
+    assert.ok(
+      ((await text(page, '[data-table="fidelity"]')) ?? '').includes('-5.0 %'),
+      'fidelity shows the fills difference (96 vs 101)',
+    );
+
+    const overflow = await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    assert.equal(overflow, 0, `the page is wider than the ${name} screen`);
+
+    const shot = join(dir, `report-${name}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    t.diagnostic(`screenshot: ${shot}`);
+    await page.context().close();
+  });
+}
+
+test('report.json holds the data object as given', async () => {
+  const back: unknown = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+  assert.deepEqual(back, data);
+});
