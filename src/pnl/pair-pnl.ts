@@ -1,4 +1,4 @@
-import { Decimal, InvalidInputError, toWire } from '../core/index.js';
+import { Decimal, InvalidInputError, toWire, type Side } from '../core/index.js';
 import { MidHistory } from './mid-history.js';
 import { Series } from './series.js';
 import { StepMean } from './step-mean.js';
@@ -69,7 +69,8 @@ export class PairPnl {
   #volumeQuote = new Decimal(0);
   #lastFillPrice: Decimal | undefined;
 
-  readonly #markouts: MarkoutSums[];
+  /** Per horizon, per side. */
+  readonly #markouts: Record<Side, MarkoutSums>[];
   #due: Due[] = [];
   #recent: Followed[] = [];
 
@@ -99,12 +100,7 @@ export class PairPnl {
     this.#onSettled = options.onFillSettled;
     this.#openingBase = options.openingBase ?? new Decimal(0);
     this.#position = this.#openingBase;
-    this.#markouts = this.horizonsMs.map(() => ({
-      value: new Decimal(0),
-      relative: new Decimal(0),
-      volume: new Decimal(0),
-      fills: 0,
-    }));
+    this.#markouts = this.horizonsMs.map(() => ({ buy: noSums(), sell: noSums() }));
   }
 
   /** A mid sample (from a market snapshot). Samples must come in time order. */
@@ -225,12 +221,14 @@ export class PairPnl {
       },
       ratecountUse: { mean: this.#ratecount.mean(until), max: this.#ratecount.max },
       markouts: this.horizonsMs.map((horizonMs, i): MarkoutSummary => {
-        const sums = this.#markouts[i] as MarkoutSums;
+        const { buy, sell } = this.#markouts[i] as Record<Side, MarkoutSums>;
         return {
           horizonMs,
-          meanBps: sums.volume.isZero() ? undefined : sums.relative.div(sums.volume).times(BPS),
-          value: sums.value,
-          fills: sums.fills,
+          meanBps: meanBps(addSums(buy, sell)),
+          buyMeanBps: meanBps(buy),
+          sellMeanBps: meanBps(sell),
+          value: buy.value.plus(sell.value),
+          fills: buy.fills + sell.fills,
           pending: this.#due.filter((d) => d.horizon === i).length,
         };
       }),
@@ -280,7 +278,7 @@ export class PairPnl {
       bps: edge.div(price).times(BPS),
       mid,
     };
-    const sums = this.#markouts[horizon] as MarkoutSums;
+    const sums = (this.#markouts[horizon] as Record<Side, MarkoutSums>)[side];
     sums.value = sums.value.plus(value);
     sums.relative = sums.relative.plus(value.div(price));
     sums.volume = sums.volume.plus(volume);
@@ -319,6 +317,23 @@ export class PairPnl {
       ratecount: this.#ratecount.current,
     };
   }
+}
+
+function noSums(): MarkoutSums {
+  return { value: new Decimal(0), relative: new Decimal(0), volume: new Decimal(0), fills: 0 };
+}
+
+function addSums(a: MarkoutSums, b: MarkoutSums): MarkoutSums {
+  return {
+    value: a.value.plus(b.value),
+    relative: a.relative.plus(b.relative),
+    volume: a.volume.plus(b.volume),
+    fills: a.fills + b.fills,
+  };
+}
+
+function meanBps(sums: MarkoutSums): Decimal | undefined {
+  return sums.volume.isZero() ? undefined : sums.relative.div(sums.volume).times(BPS);
 }
 
 function recordOf(fill: Followed): FillRecord {

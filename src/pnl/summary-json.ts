@@ -31,6 +31,8 @@ export interface PnlSummaryJson {
   readonly markouts: readonly {
     readonly horizonMs: number;
     readonly meanBps?: number;
+    readonly buyMeanBps?: number;
+    readonly sellMeanBps?: number;
     readonly value: DecimalString;
     readonly fills: number;
     readonly pending: number;
@@ -70,6 +72,8 @@ export function summaryJson(s: PnlSummary): PnlSummaryJson {
     markouts: s.markouts.map((m) => ({
       horizonMs: m.horizonMs,
       ...optional('meanBps', m.meanBps?.toNumber(), 2),
+      ...optional('buyMeanBps', m.buyMeanBps?.toNumber(), 2),
+      ...optional('sellMeanBps', m.sellMeanBps?.toNumber(), 2),
       value: toWire(m.value),
       fills: m.fills,
       pending: m.pending,

@@ -65,6 +65,9 @@ export interface MarkoutSummary {
   readonly horizonMs: number;
   /** Volume-weighted mean in bps over the fills whose markout is known; undefined before one. */
   readonly meanBps: Decimal | undefined;
+  /** The same over our buys only, and over our sells only. */
+  readonly buyMeanBps: Decimal | undefined;
+  readonly sellMeanBps: Decimal | undefined;
   /** Sum of the known markouts, in quote units. */
   readonly value: Decimal;
   readonly fills: number;

@@ -42,6 +42,8 @@ void describe('PairPnl: PnL split and markouts', () => {
       assert.equal(m.fills, 2);
       assert.equal(m.pending, 0);
       assert.equal(m.meanBps?.toFixed(4), dec(1_000_000).div(9999).toFixed(4)); // 100.0100
+      assert.equal(m.buyMeanBps?.toFixed(4), '101.0101'); // 1 / 99
+      assert.equal(m.sellMeanBps?.toFixed(4), '99.0099'); // 1 / 101
     }
   });
 
