@@ -8,7 +8,8 @@ interface RunnerPair {
 
 /**
  * The demo's status line: halt state, roles that are down, then per pair the mid, our open
- * orders, inventory, realized PnL, fills and ratecount. Figures rounded for reading; the exact
+ * orders, inventory, the PnL split (mark-to-market since the runner started: spread captured,
+ * inventory moves, fees; realized PnL when no runner reports one), fills and ratecount. Figures rounded for reading; the exact
  * ones are in `makerd status` and /status.
  */
 export function demoStatusLine(r: StatusReport, local: object): string {
@@ -27,7 +28,10 @@ export function demoStatusLine(r: StatusReport, local: object): string {
       mid === undefined ? 'mid ?' : `mid ${round(mid, 2)}`,
       `${p.openOrders} orders`,
       `base ${round(p.inventory.base, 4)}`,
-      `pnl ${round(p.realizedPnl, 2)}`,
+      p.pnl === undefined
+        ? `realized pnl ${round(p.realizedPnl, 2)}`
+        : `pnl ${round(p.pnl.total, 2)} = spread ${round(p.pnl.spread, 2)} ` +
+          `+ inv ${round(p.pnl.inventory, 2)} - fees ${round(p.pnl.fees, 2)}`,
       `${p.fills} fills`,
       `rc ${p.ratecount.level.toFixed(0)}/${p.ratecount.max}`,
     ].join(' ');

@@ -2,7 +2,8 @@ import type { Registry } from 'prom-client';
 import { BEAT_EVERY_MS, BEAT_TTL_MS, publishOrdersView, type IntentBus } from '../bus/index.js';
 import { errorMessage, parseWithSchema } from '../core/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
-import type { SpotClient, Tier } from '../exchange/index.js';
+import { MATCHING_ENGINE, type SpotClient, type Tier } from '../exchange/index.js';
+import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
 import {
   MarketFeed,
   MarketMetrics,
@@ -18,10 +19,14 @@ import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js'
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { roleBaseFor, type RoleBaseParts } from './role-base.js';
+import { LivePnl } from './pnl-live.js';
+import { PnlMetrics } from './pnl-metrics.js';
 import { TrackerFills } from './tracker-fills.js';
 
 /** How often the runner looks for fills the executor recorded. */
 const FILL_CHECK_MS = 1_000;
+/** How often the PnL report (/status, metrics) is refreshed. */
+const PNL_EVERY_MS = 1_000;
 
 export interface RunnerRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
@@ -37,6 +42,7 @@ export interface RunnerRole {
   readonly feed: MarketFeed;
   readonly bus: IntentBus;
   readonly client: SpotClient;
+  readonly pnl: LivePnl;
   stop(): Promise<void>;
 }
 
@@ -182,6 +188,25 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       void flags.beat('runner', now, BEAT_TTL_MS).catch(() => undefined);
     });
     await fills.start();
+    const pnl = new LivePnl({
+      pairs,
+      openingBase: (pairId) => fills.openingBase(pairId),
+      orders: tracker,
+      ratecount: new RatecountStore(
+        base.redis,
+        ratecountKeyFor(base.apiKey),
+        MATCHING_ENGINE[client.tier],
+      ),
+      flags,
+      metrics: new PnlMetrics(registry),
+      clock,
+      everyMs: PNL_EVERY_MS,
+      reportTtlMs: BEAT_TTL_MS,
+      log: log.child({ component: 'pnl' }),
+    });
+    fills.onFill((fill) => pnl.fill(fill));
+    runner.onTick((report) => pnl.tick(report));
+    pnl.start();
     runner.start();
     feed.start();
     return {
@@ -190,7 +215,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       feed,
       bus,
       client,
+      pnl,
       stop: async () => {
+        await pnl.stop();
         await feed.stop();
         await fills.stop();
         await tracker.close();

@@ -5,6 +5,8 @@ import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
 import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
 import type { OrderState } from '../executor/index.js';
+import type { PnlSummaryJson } from '../pnl/index.js';
+import { PNL_REPORT, type PnlReport } from './pnl-live.js';
 import type { RoleBase } from './role-base.js';
 
 /** What `makerd status` and the admin endpoint's /status show, read from Redis. */
@@ -17,6 +19,11 @@ export interface StatusReport {
    * here. Later than the bot's start when Redis was restarted empty (see docs/operations.md).
    */
   readonly stateSinceMs?: number | undefined;
+  /**
+   * Since when the PnL split under each pair's `pnl` counts: the running runner's start. Absent
+   * with no runner reporting.
+   */
+  readonly pnlSinceMs?: number | undefined;
   readonly roles: Readonly<Record<'runner' | 'executor', { alive: boolean; beatAgeMs?: number }>>;
   /** The supervisor's own last report (exchange status, posture, dead-man, risk); absent: none running. */
   readonly supervisor: Record<string, unknown> | undefined;
@@ -35,6 +42,8 @@ export interface PairStatus {
   readonly fees: string;
   readonly fills: number;
   readonly ratecount: { readonly level: number; readonly max: number };
+  /** PnL attribution and markouts from the runner (docs/operations.md); absent without one. */
+  readonly pnl?: PnlSummaryJson | undefined;
 }
 
 export interface StatusSources {
@@ -56,11 +65,12 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     const at = await s.flags.alive(role);
     return at === undefined ? { alive: false } : { alive: true, beatAgeMs: Math.round(now - at) };
   };
-  const [halt, runner, executor, supervisor] = await Promise.all([
+  const [halt, runner, executor, supervisor, pnl] = await Promise.all([
     s.flags.read(),
     beat('runner'),
     beat('executor'),
     s.flags.reported('supervisor'),
+    s.flags.reported(PNL_REPORT).then(pnlReportOf),
   ]);
   const pairs = await Promise.all(
     s.pairs.map(async (p): Promise<PairStatus> => {
@@ -83,6 +93,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         fees: position.fees,
         fills: position.fills,
         ratecount: { level: Math.round(level * 100) / 100, max: ratecount.limits.max },
+        pnl: pnl?.pairs[p.altname],
       };
     }),
   );
@@ -91,10 +102,18 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     mode: halt.halted ? 'halted' : 'trading',
     halt,
     stateSinceMs: s.flags.stateSinceMs,
+    pnlSinceMs: pnl?.sinceMs,
     roles: { runner, executor },
     supervisor,
     pairs,
   };
+}
+
+/** The runner's report as it left it in Redis; anything else is no report. */
+function pnlReportOf(raw: Record<string, unknown> | undefined): PnlReport | undefined {
+  if (raw === undefined || typeof raw.sinceMs !== 'number') return undefined;
+  const pairs = raw.pairs;
+  return typeof pairs === 'object' && pairs !== null ? (raw as unknown as PnlReport) : undefined;
 }
 
 /** readStatus over a running process's base (its Redis, flags, pairs and key). */
@@ -142,12 +161,41 @@ export function formatStatus(r: StatusReport): string {
   if (r.stateSinceMs !== undefined && Number.isFinite(r.stateSinceMs)) {
     lines.push(`fills, positions and PnL counted since ${new Date(r.stateSinceMs).toISOString()}`);
   }
+  if (r.pnlSinceMs !== undefined) {
+    lines.push(
+      `PnL split and markouts counted since ${new Date(r.pnlSinceMs).toISOString()} (runner start)`,
+    );
+  }
   for (const p of r.pairs) {
     lines.push(
       `${p.altname}: ${p.executor ? 'executor working' : 'NO EXECUTOR'}, ${p.openOrders} open orders, ` +
         `base ${p.inventory.base}, quote ${p.inventory.quote}, realized PnL ${p.realizedPnl} ` +
         `(fees ${p.fees}, ${p.fills} fills), ratecount ${p.ratecount.level}/${p.ratecount.max}`,
     );
+    if (p.pnl !== undefined) lines.push(...pnlLines(p.pnl));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The PnL split and its companions, indented under the pair's line. */
+function pnlLines(p: PnlSummaryJson): string[] {
+  const pct = (share: number | undefined) =>
+    share === undefined ? '?' : `${(share * 100).toFixed(1)}%`;
+  const bps = (value: number | undefined) => (value === undefined ? '?' : `${value} bps`);
+  const markouts = p.markouts
+    .map(
+      (m) =>
+        `${m.horizonMs / 1000} s ${bps(m.meanBps)}${m.pending > 0 ? ` (${m.pending} pending)` : ''}`,
+    )
+    .join(', ');
+  const q = p.timeAtQuote;
+  return [
+    `  PnL ${p.total} = spread ${p.spread} + inventory ${p.inventory} - fees ${p.fees} ` +
+      `(position ${p.position} marked at ${p.mark ?? '?'}; ${p.fills} fills, ` +
+      `${p.volumeBase} base, ${p.volumeQuote} quote)`,
+    `  markouts ${markouts === '' ? 'none' : markouts}`,
+    `  at quote: bid ${pct(q.bid)}, ask ${pct(q.ask)}, both ${pct(q.both)}; distance from target ` +
+      `${bps(p.quoteDistanceBps.mean)}; fill rate ${p.fillRatePerHour ?? '?'}/h; ratecount use ` +
+      `mean ${pct(p.ratecountUse.mean)}, max ${pct(p.ratecountUse.max)}`,
+  ];
 }

@@ -1,4 +1,12 @@
-import { dec, errorMessage, every, type Clock, type Log, type PairInfo } from '../core/index.js';
+import {
+  Decimal,
+  dec,
+  errorMessage,
+  every,
+  type Clock,
+  type Log,
+  type PairInfo,
+} from '../core/index.js';
 import type { OrderTracker } from '../executor/tracker/index.js';
 import type { FillSource } from '../runner/ports.js';
 import type { FillEvent } from '../runner/strategy-api.js';
@@ -22,6 +30,7 @@ export class TrackerFills implements FillSource {
   readonly #log: Log;
   readonly #listeners = new Set<(fill: FillEvent) => void>();
   readonly #seen = new Map<string, number>();
+  readonly #openingBase = new Map<string, Decimal>();
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
 
@@ -46,7 +55,10 @@ export class TrackerFills implements FillSource {
 
   async start(): Promise<void> {
     for (const p of this.#pairs) {
-      this.#seen.set(p.id, (await this.#tracker.recentFills(p.id, 1)).total);
+      // One key holds both, so the base held is the one after exactly the fills counted as seen.
+      const position = await this.#tracker.position(p.id);
+      this.#seen.set(p.id, position.fills);
+      this.#openingBase.set(p.id, dec(position.base));
     }
     this.#loop = every(
       this.#clock,
@@ -55,6 +67,11 @@ export class TrackerFills implements FillSource {
       () => this.check(),
       (err) => this.#log.warn({ err: errorMessage(err) }, 'reading fills from the tracker failed'),
     );
+  }
+
+  /** The pair's base position when start() read it: the fills after it are the ones handed on. */
+  openingBase(pairId: string): Decimal {
+    return this.#openingBase.get(pairId) ?? new Decimal(0);
   }
 
   async stop(): Promise<void> {

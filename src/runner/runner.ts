@@ -14,7 +14,7 @@ import {
   type UnpublishedIntent,
 } from './ports.js';
 import { diffQuotes, type IntentDraft } from './quote-diff.js';
-import { roundQuotes } from './quote-rounding.js';
+import { roundQuotes, type RoundedQuote } from './quote-rounding.js';
 import type { FillEvent, StrategyContext, StrategyPlugin } from './strategy-api.js';
 
 /** One pair's strategy, loaded and initialised (see strategy-loader.ts). */
@@ -47,6 +47,10 @@ export interface TickReport {
   readonly suppressedByMode: number;
   /** Drafts identical to one published less than republish_after_ms ago. */
   readonly unchanged: number;
+  /** The snapshot the tick worked from (its mid and our orders, for PnL attribution). */
+  readonly snapshot: MarketSnapshot;
+  /** The strategy's quotes after rounding; empty when it was not asked or none passed. */
+  readonly targets: readonly RoundedQuote[];
 }
 
 export interface RunnerOptions {
@@ -217,7 +221,7 @@ export class Runner {
     snapshot: MarketSnapshot,
     readyAtMs: number,
   ): Promise<TickReport> {
-    const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq };
+    const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq, snapshot };
     if (
       snapshot.mode === 'halted' ||
       snapshot.mode === 'maintenance' ||
@@ -230,17 +234,19 @@ export class Runner {
         coalesced: 0,
         suppressedByMode: 0,
         unchanged: 0,
+        targets: [],
       };
     }
     const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
-    const { outcome, drafts } = snapshot.stale
-      ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale') }
+    const { outcome, drafts, targets } = snapshot.stale
+      ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale'), targets: [] }
       : this.#quote(loop, snapshot, live);
     const moded = applyMode(drafts, snapshot.mode);
     const fresh = this.#unsent(loop, moded.kept);
     const counts = {
       suppressedByMode: moded.suppressed,
       unchanged: moded.kept.length - fresh.length,
+      targets,
     };
     if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
     const seen = depthSeenOf(snapshot);
@@ -261,7 +267,7 @@ export class Runner {
     loop: PairLoop,
     snapshot: MarketSnapshot,
     live: readonly OwnOrder[],
-  ): { outcome: TickOutcome; drafts: IntentDraft[] } {
+  ): { outcome: TickOutcome; drafts: IntentDraft[]; targets: readonly RoundedQuote[] } {
     const { strategy } = loop;
     const { metrics } = this.#opts;
     const labels = { strategy: strategy.plugin.name, pair: strategy.pair.altname };
@@ -273,7 +279,7 @@ export class Runner {
       metrics?.computeSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       metrics?.strategyErrors.inc(labels);
       loop.log.error({ err }, 'strategy quote() threw; pulling its quotes');
-      return { outcome: 'error', drafts: pullAll(live, 'pulled:strategy-error') };
+      return { outcome: 'error', drafts: pullAll(live, 'pulled:strategy-error'), targets: [] };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (result.state !== undefined) strategy.state = result.state;
@@ -291,9 +297,13 @@ export class Runner {
       );
       loop.log.error({ reason: refused }, 'quotes refused by the risk limits: none is sent');
       this.#opts.onRefused?.(strategy.pair, refused);
-      return { outcome: 'refused', drafts: [] };
+      return { outcome: 'refused', drafts: [], targets: [] };
     }
-    return { outcome: 'quoted', drafts: this.#diff(rounded.accepted, live, snapshot) };
+    return {
+      outcome: 'quoted',
+      drafts: this.#diff(rounded.accepted, live, snapshot),
+      targets: rounded.accepted,
+    };
   }
 
   #diff(

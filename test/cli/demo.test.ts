@@ -77,31 +77,51 @@ describe('makerd demo', () => {
     assert.match(status.stderr(), /makerd: no answer from http:\/\/127\.0\.0\.1:9: /);
   });
 
-  it('writes one status line: halt, roles down, and per pair mid, orders, inventory, PnL, fills, ratecount', () => {
-    const report = {
-      atMs: Date.UTC(2026, 10, 22, 9, 30, 5),
-      mode: 'halted',
-      halt: { halted: true, reason: 'operator halt' },
-      roles: { runner: { alive: true, beatAgeMs: 10 }, executor: { alive: false } },
-      supervisor: undefined,
-      pairs: [
-        {
-          pair: 'XXBTZUSD',
-          altname: 'XBTUSD',
-          executor: true,
-          openOrders: 3,
-          ordersByState: {},
-          inventory: { base: '-0.05', quote: '3003.6488675', avgPrice: '60000' },
-          realizedPnl: '-8.3577325',
-          fees: '1',
-          fills: 7,
-          ratecount: { level: 54.91, max: 60 },
-        },
-      ],
-    } satisfies StatusReport;
+  it('writes one status line: halt, roles down, and per pair mid, orders, inventory, PnL split, fills, ratecount', () => {
+    const pair = {
+      pair: 'XXBTZUSD',
+      altname: 'XBTUSD',
+      executor: true,
+      openOrders: 3,
+      ordersByState: {},
+      inventory: { base: '-0.05', quote: '3003.6488675', avgPrice: '60000' },
+      realizedPnl: '-8.3577325',
+      fees: '1',
+      fills: 7,
+      ratecount: { level: 54.91, max: 60 },
+    };
+    const pnl = {
+      position: '-0.05',
+      total: '-1.8577325',
+      spread: '2.504',
+      inventory: '-3.3617325',
+      fees: '1',
+      fills: 7,
+      volumeBase: '0.35',
+      volumeQuote: '21000.5',
+      timeAtQuote: { bid: 0.9, ask: 0.8, both: 0.75, any: 0.95, observedMs: 60_000 },
+      quoteDistanceBps: {},
+      ratecountUse: {},
+      markouts: [],
+    };
+    const report = (pnlOfPair?: typeof pnl) =>
+      ({
+        atMs: Date.UTC(2026, 10, 22, 9, 30, 5),
+        mode: 'halted',
+        halt: { halted: true, reason: 'operator halt' },
+        roles: { runner: { alive: true, beatAgeMs: 10 }, executor: { alive: false } },
+        supervisor: undefined,
+        pairs: [{ ...pair, pnl: pnlOfPair }],
+      }) satisfies StatusReport;
+    const local = { pairs: [{ pair: 'XBTUSD', mid: '60012.35' }] };
     assert.equal(
-      demoStatusLine(report, { pairs: [{ pair: 'XBTUSD', mid: '60012.35' }] }),
-      '09:30:05 | HALTED (operator halt) | executor down | XBTUSD mid 60012.35 3 orders base -0.0500 pnl -8.36 7 fills rc 55/60',
+      demoStatusLine(report(pnl), local),
+      '09:30:05 | HALTED (operator halt) | executor down | XBTUSD mid 60012.35 3 orders base -0.0500 pnl -1.86 = spread 2.50 + inv -3.36 - fees 1.00 7 fills rc 55/60',
+    );
+    assert.equal(
+      demoStatusLine(report(), local),
+      '09:30:05 | HALTED (operator halt) | executor down | XBTUSD mid 60012.35 3 orders base -0.0500 realized pnl -8.36 7 fills rc 55/60',
+      'no runner reports the split: the realized PnL, named so',
     );
   });
 });

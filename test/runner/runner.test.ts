@@ -195,6 +195,25 @@ describe('Runner', () => {
     assert.equal(await counter(registry, 'makerd_intents_total', { action: 'place' }), 2);
   });
 
+  it('reports the snapshot and the rounded targets of each tick, also when unchanged', async () => {
+    const { runner, feed } = setup(twoSided);
+    const heard: string[] = [];
+    runner.onTick((r) =>
+      heard.push(
+        `${r.outcome} mid ${r.snapshot.mid?.toFixed()} ${r.targets.map((q) => `${q.side} ${q.price.toFixed()}`).join(', ')}`,
+      ),
+    );
+    await runner.tick(PAIR.id);
+    await runner.tick(PAIR.id);
+    feed.current = snapshot({ staleSources: ['depth'] });
+    await runner.tick(PAIR.id);
+    assert.deepEqual(heard, [
+      'quoted mid 100 buy 99.8, sell 100.2',
+      'quoted mid 100 buy 99.8, sell 100.2',
+      'stale mid 100 ',
+    ]);
+  });
+
   it('dates its intents from the snapshot ready (built), where tick-to-wire starts', async () => {
     const { runner, sink, feed, clock } = setup(twoSided);
     // The feed stamps a snapshot with the time it starts building it.

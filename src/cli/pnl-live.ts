@@ -1,0 +1,174 @@
+import type { ControlFlags } from '../bus/index.js';
+import {
+  dec,
+  errorMessage,
+  every,
+  type Clock,
+  type Decimal,
+  type Log,
+  type PairInfo,
+} from '../core/index.js';
+import type { RatecountStore, TrackedOrder } from '../executor/index.js';
+import { PairPnl, summaryJson, type PnlSummaryJson, type QuoteSides } from '../pnl/index.js';
+import type { TickReport } from '../runner/runner.js';
+import type { FillEvent } from '../runner/strategy-api.js';
+import type { PnlMetrics } from './pnl-metrics.js';
+
+/** What the runner reports under `status:pnl` in Redis, for /status and `makerd status`. */
+export interface PnlReport {
+  /** The split counts from here: when this runner started (not the tracker's first fill). */
+  readonly sinceMs: number;
+  /** Per pair altname. */
+  readonly pairs: Readonly<Record<string, PnlSummaryJson>>;
+}
+
+/** Name of the runner's PnL report among the roles' status reports. */
+export const PNL_REPORT = 'pnl';
+
+export interface LivePnlParts {
+  readonly pairs: readonly PairInfo[];
+  /** Base held per pair when counting starts (the tracker's position then). */
+  readonly openingBase: (pairId: string) => Decimal;
+  readonly orders: { live(pair: string): Promise<TrackedOrder[]> };
+  readonly ratecount: Pick<RatecountStore, 'level' | 'limits'>;
+  readonly flags: Pick<ControlFlags, 'report'>;
+  readonly metrics: PnlMetrics;
+  readonly clock: Clock;
+  /** How often resting orders and the ratecount are read and the report published. */
+  readonly everyMs: number;
+  /** How long a report stays readable without a newer one. */
+  readonly reportTtlMs: number;
+  readonly log: Log;
+}
+
+interface Book {
+  readonly pair: PairInfo;
+  readonly pnl: PairPnl;
+  resting: QuoteSides;
+  target: QuoteSides;
+}
+
+/**
+ * The runner role's PnL attribution: mids and the strategy's targets from each tick, fills from
+ * the tracker, our resting orders and the ratecount read every `everyMs`. Counting starts when
+ * the runner starts; what the tracker held then enters at the first mid. A failure here is
+ * logged and never reaches the trading path.
+ */
+export class LivePnl {
+  readonly sinceMs: number;
+  readonly #parts: LivePnlParts;
+  readonly #books = new Map<string, Book>();
+  readonly #stop = new AbortController();
+  #loop: Promise<void> | undefined;
+  #warned = false;
+
+  constructor(parts: LivePnlParts) {
+    this.#parts = parts;
+    this.sinceMs = parts.clock.now();
+    for (const pair of parts.pairs) {
+      const pnl = new PairPnl({ openingBase: parts.openingBase(pair.id) });
+      this.#books.set(pair.id, { pair, pnl, resting: {}, target: {} });
+    }
+  }
+
+  tick(report: TickReport): void {
+    this.#guard(() => {
+      const book = this.#books.get(report.pair);
+      if (book === undefined) return;
+      const { snapshot } = report;
+      if (snapshot.mid !== undefined) book.pnl.mid(snapshot.takenAtMs, snapshot.mid);
+      book.target = best(report.targets);
+      book.pnl.quotes(this.#parts.clock.now(), book.resting, book.target);
+    });
+  }
+
+  fill(fill: FillEvent): void {
+    this.#guard(() => {
+      const book = this.#books.get(fill.pair);
+      // A base fee (only on adopted orders: makerd asks for quote fees) is valued at the price.
+      const fee = fill.feeIn === 'quote' ? fill.fee : fill.fee.times(fill.price);
+      book?.pnl.fill({
+        atMs: fill.timeMs,
+        side: fill.side,
+        price: fill.price,
+        volume: fill.volume,
+        fee,
+        id: fill.txid,
+      });
+    });
+  }
+
+  start(): void {
+    this.#loop = every(
+      this.#parts.clock,
+      this.#parts.everyMs,
+      this.#stop.signal,
+      () => this.refresh(),
+      (err) => this.#parts.log.warn({ err: errorMessage(err) }, 'PnL refresh failed'),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
+
+  /** Reads resting orders and ratecounts, then publishes the report and sets the gauges. */
+  async refresh(): Promise<void> {
+    const { orders, ratecount, clock } = this.#parts;
+    for (const book of this.#books.values()) {
+      const [live, level] = await Promise.all([
+        orders.live(book.pair.id),
+        ratecount.level(book.pair.id, clock.now()),
+      ]);
+      const now = clock.now();
+      book.resting = restingOf(live);
+      book.pnl.quotes(now, book.resting, book.target);
+      book.pnl.ratecount(now, level.level, ratecount.limits.max);
+    }
+    const report = this.report();
+    for (const [pair, summary] of Object.entries(report.pairs)) {
+      this.#parts.metrics.observe(pair, summary);
+    }
+    await this.#parts.flags.report(PNL_REPORT, report, this.#parts.reportTtlMs);
+  }
+
+  report(): PnlReport {
+    return {
+      sinceMs: this.sinceMs,
+      pairs: Object.fromEntries(
+        [...this.#books.values()].map((b) => [b.pair.altname, summaryJson(b.pnl.summary())]),
+      ),
+    };
+  }
+
+  #guard(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      if (this.#warned) return;
+      this.#warned = true;
+      this.#parts.log.warn({ err: errorMessage(err) }, 'PnL attribution failed (said once)');
+    }
+  }
+}
+
+/** Innermost price per side: the highest bid and the lowest ask. */
+function best(quotes: readonly { side: 'buy' | 'sell'; price: Decimal }[]): QuoteSides {
+  let bid: Decimal | undefined;
+  let ask: Decimal | undefined;
+  for (const q of quotes) {
+    if (q.side === 'buy' && (bid === undefined || q.price.gt(bid))) bid = q.price;
+    if (q.side === 'sell' && (ask === undefined || q.price.lt(ask))) ask = q.price;
+  }
+  return { bid, ask };
+}
+
+/** Our own orders resting on the book, innermost per side. */
+function restingOf(orders: readonly TrackedOrder[]): QuoteSides {
+  return best(
+    orders
+      .filter((o) => o.slot !== 'foreign' && (o.state === 'open' || o.state === 'partially-filled'))
+      .map((o) => ({ side: o.side, price: dec(o.price) })),
+  );
+}
