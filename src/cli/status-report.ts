@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ControlFlags, HaltState } from '../bus/index.js';
-import type { Clock, PairInfo } from '../core/index.js';
+import { Decimal, type Clock, type PairInfo } from '../core/index.js';
 import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
 import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
 import { OrderTracker } from '../executor/tracker/index.js';
@@ -169,12 +169,20 @@ export function formatStatus(r: StatusReport): string {
   for (const p of r.pairs) {
     lines.push(
       `${p.altname}: ${p.executor ? 'executor working' : 'NO EXECUTOR'}, ${p.openOrders} open orders, ` +
-        `base ${p.inventory.base}, quote ${p.inventory.quote}, realized PnL ${p.realizedPnl} ` +
+        `base ${p.inventory.base}, quote ${p.inventory.quote}, realized PnL ${shown(p.realizedPnl)} ` +
         `(fees ${p.fees}, ${p.fills} fills), ratecount ${p.ratecount.level}/${p.ratecount.max}`,
     );
     if (p.pnl !== undefined) lines.push(...pnlLines(p.pnl));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * An average-cost PnL carries 40-digit remainders; the line shows 8 places (the JSON keeps every
+ * digit).
+ */
+function shown(amount: string): string {
+  return new Decimal(amount).toDecimalPlaces(8).toString();
 }
 
 /** The PnL split and its companions, indented under the pair's line. */
