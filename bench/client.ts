@@ -1,16 +1,20 @@
 /**
- * `npm run bench`: three figures for the exchange client.
+ * `npm run bench`: four figures for the exchange client.
  *
  *   1. signed request build: AddOrder request object → form body with nonce → spot signature
  *      (the project's encodeForm, spotSigner and Credentials, as CallPipeline#prepare uses them);
  *   2. Depth parse: a 500-level Depth body through parseJsonBody → unwrapEnvelope → depth.decode;
- *   3. signed requests/s: SpotClient.balance() against a local HTTP server in a child process.
+ *   3. Level3 parse: a body of 500 orders a side (nanosecond timestamps beyond 2^53) through
+ *      makerd's parseJsonBigInts, beside the lossless-json parser it replaced and ccxt's technique,
+ *      then the whole SpotClient.level3() call on an in-process transport (replay's path), in CPU
+ *      time of this process, so that other processes on the machine move the figures less;
+ *   4. signed requests/s: SpotClient.balance() against a local HTTP server in a child process.
  *
  * Knobs (environment): BENCH_SECONDS (load duration, default 5), BENCH_CONCURRENCY (calls made
  * at once, default 32), BENCH_CONNECTIONS (transport pool size, default: the client's own default),
  * BENCH_NONCE_WINDOW (the key's nonce window, default 0 as the client's: one call on the wire at a
- * time; above 0 they overlap, up to the pool), BENCH_ONLY (comma list of build, depth, load;
- * default all three, e.g. to profile one of them).
+ * time; above 0 they overlap, up to the pool), BENCH_ONLY (comma list of build, depth, level3,
+ * load; default all four, e.g. to profile one of them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,20 +23,27 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parse as parseLossless } from 'lossless-json';
 import {
   Credentials,
   SpotClient,
   endpoints,
   spotSigner,
   type AddOrderRequest,
+  type HttpResponse,
   type SpotClientOptions,
+  type Transport,
 } from '../src/index.js';
 import { parseJsonBody, unwrapEnvelope } from '../src/exchange/parse/envelope.js';
+import { parseExact } from '../src/exchange/parse/exact-json.js';
+import { exactNumber } from '../src/exchange/parse/exact-number.js';
+import { parseJsonBigInts } from '../src/exchange/parse/json.js';
 import { encodeForm } from '../src/exchange/transport/encode.js';
 import { depthBody } from './support/depth-body.js';
+import { level3Body } from './support/level3-body.js';
 import { envNumber, runLoad, type LoadFigures } from './support/load.js';
 import { printHeader, startWatchdog } from './support/run.js';
-import { fmt3, fmtInt, timeLoop } from './support/measure.js';
+import { fmt3, fmtInt, percentile, timeLoop } from './support/measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = fileURLToPath(new URL('./support/server.ts', import.meta.url));
@@ -42,7 +53,7 @@ const CONNECTIONS =
   process.env.BENCH_CONNECTIONS === undefined ? undefined : envNumber('BENCH_CONNECTIONS', 8);
 const NONCE_WINDOW = envNumber('BENCH_NONCE_WINDOW', 0);
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? 'build,depth,load').split(',').map((s) => s.trim()),
+  (process.env.BENCH_ONLY ?? 'build,depth,level3,load').split(',').map((s) => s.trim()),
 );
 const WARMUP_SECONDS = 1;
 /** The whole run must end by itself; this is the backstop if something hangs. */
@@ -136,7 +147,150 @@ function benchDepthParse(): DepthFigures {
   };
 }
 
-// ---- 3. signed requests/s against a local server ----------------------------------------------
+// ---- 3. Level3 parse ---------------------------------------------------------------------------
+
+/** The parser makerd used before: lossless-json's tokenizer with the same number rule. */
+const losslessParse = (text: string): unknown => parseLossless(text, null, exactNumber);
+
+/**
+ * ccxt's technique (ccxt 4.5.84, js/src/base/Exchange.js): onRestResponse trims the body,
+ * onJsonResponse quotes every number that follows a key with
+ * `/":([+.0-9eE-]+)([,}])/g` → `'":"$1"$2'`, and parseJson hands the result to JSON.parse. The
+ * numbers come back as strings (ccxt converts them later, field by field); exactness of digits
+ * inside strings is not its concern. Reimplemented here as a reference, not a dependency.
+ */
+const CCXT_NUMBERS = /":([+.0-9eE-]+)([,}])/g;
+const ccxtStyleParse = (text: string): unknown =>
+  JSON.parse(text.trim().replace(CCXT_NUMBERS, '":"$1"$2'));
+
+interface Level3Figures {
+  readonly bodyBytes: number;
+  readonly makerdUs: number;
+  readonly generalUs: number;
+  readonly losslessUs: number;
+  readonly ccxtUs: number;
+  readonly decodeUs: number;
+  readonly callUs: number;
+}
+
+/** Answers every request with the same body, as replay answers from a recording. */
+class CannedTransport implements Transport {
+  readonly #answer: HttpResponse;
+  constructor(body: string) {
+    this.#answer = {
+      status: 200,
+      body,
+      bytes: undefined,
+      traceId: 'bench-trace',
+      contentType: 'application/json',
+    };
+  }
+  send(): Promise<HttpResponse> {
+    return Promise.resolve(this.#answer);
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+async function benchLevel3Parse(): Promise<Level3Figures> {
+  const text = level3Body(500);
+  const ep = endpoints.level3;
+  const traceId = 'bench-trace';
+  const makerd = (): unknown => parseJsonBigInts(text);
+
+  // The three must agree where they overlap: the same timestamps (ccxt's as text).
+  const stamps = (value: unknown): unknown[] =>
+    (value as { result: { bids: { timestamp: unknown }[] } }).result.bids.map((b) => b.timestamp);
+  const ours = stamps(makerd());
+  if (ours.length !== 500 || !ours.every((t) => typeof t === 'bigint')) {
+    throw new Error('Level3 fixture did not parse to 500 bids with bigint timestamps');
+  }
+  for (const other of [losslessParse, ccxtStyleParse]) {
+    if (stamps(other(text)).map(String).join() !== ours.map(String).join()) {
+      throw new Error('the Level3 parsers disagree on the timestamps');
+    }
+  }
+
+  // Interleaved rounds: a burst of load from a neighbour process hits all of them alike.
+  const decode = (): unknown =>
+    ep.decode(
+      unwrapEnvelope(parseJsonBody(text, ep.name, traceId, parseJsonBigInts), ep.name, traceId)
+        .result,
+      traceId,
+    );
+  // parseExact: what makerd spends on a Level3 text in any other layout (level3-layout.ts).
+  const [makerdUs, generalUs, losslessUs, ccxtUs, decodeUs] = compareLoops(
+    [makerd, () => parseExact(text), () => losslessParse(text), () => ccxtStyleParse(text), decode],
+    200,
+  );
+  const callUs = await timeClientLevel3(text);
+  return {
+    bodyBytes: Buffer.byteLength(text),
+    makerdUs: makerdUs ?? Number.NaN,
+    generalUs: generalUs ?? Number.NaN,
+    losslessUs: losslessUs ?? Number.NaN,
+    ccxtUs: ccxtUs ?? Number.NaN,
+    decodeUs: decodeUs ?? Number.NaN,
+    callUs,
+  };
+}
+
+/**
+ * CPU µs of this process per call (process.cpuUsage, user + system): on a shared machine the
+ * wall clock also counts the time other processes held the CPU, which moves from run to run.
+ */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/**
+ * CPU µs per call of each function: `rounds` rounds, each timing `perRound` calls of every
+ * function in turn; the figure is each function's median round.
+ */
+function compareLoops(fns: readonly (() => unknown)[], perRound: number, rounds = 15): number[] {
+  for (const fn of fns) for (let i = 0; i < perRound; i++) fn();
+  const samples = fns.map(() => new Float64Array(rounds));
+  for (let r = 0; r < rounds; r++) {
+    fns.forEach((fn, k) => {
+      const start = cpuMicros();
+      for (let i = 0; i < perRound; i++) fn();
+      const sample = samples[k];
+      if (sample !== undefined) sample[r] = (cpuMicros() - start) / perRound;
+    });
+  }
+  return samples.map((s) => percentile(s.sort(), 50));
+}
+
+/** SpotClient.level3() end to end (signing, nonce, pipeline, parse, decode), one at a time. */
+async function timeClientLevel3(text: string): Promise<number> {
+  const client = new SpotClient({
+    baseUrl: 'http://replay.invalid',
+    credentials: credentialsInput,
+    restLimiter: false,
+    retry: { retries: 0 },
+    transport: new CannedTransport(text),
+  });
+  try {
+    const once = async (): Promise<void> => {
+      const res = await client.level3({ pair: 'XBTUSD', depth: 0 });
+      if (res.result.asks.length !== 500) throw new Error('bad Level3 answer');
+    };
+    for (let i = 0; i < 300; i++) await once();
+    const rounds = new Float64Array(9);
+    for (let r = 0; r < rounds.length; r++) {
+      const start = cpuMicros();
+      for (let i = 0; i < 200; i++) await once();
+      rounds[r] = (cpuMicros() - start) / 200;
+    }
+    return percentile(rounds.sort(), 50);
+  } finally {
+    await client.close();
+  }
+}
+
+// ---- 4. signed requests/s against a local server ----------------------------------------------
 
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT], {
@@ -226,6 +380,20 @@ async function main(): Promise<void> {
     console.log(
       `${label('depth 500x2 parse')}: ${fmt3(depth.usPerOp)} µs/op (body ${fmt3(depth.bodyBytes / 1024)} KB;` +
         ` JSON.parse ${fmt3(depth.jsonParseUs)} µs, envelope+decode ${fmt3(depth.decodeUs)} µs)`,
+    );
+  }
+
+  if (ONLY.has('level3')) {
+    const l3 = await benchLevel3Parse();
+    console.log(
+      `${label('level3 500x2 parse')}: makerd ${fmt3(l3.makerdUs)} µs/op CPU (body ${fmt3(l3.bodyBytes / 1024)} KB;` +
+        ` another layout ${fmt3(l3.generalUs)} µs; lossless-json ${fmt3(l3.losslessUs)} µs,` +
+        ` ccxt-style ${fmt3(l3.ccxtUs)} µs;` +
+        ` makerd/ccxt ${fmt3(l3.makerdUs / l3.ccxtUs)})`,
+    );
+    console.log(
+      `${label('level3 500x2 client')}: ${fmt3(l3.callUs)} µs/call CPU (SpotClient.level3 on an in-process` +
+        ` transport; parse+envelope+decode ${fmt3(l3.decodeUs)} µs)`,
     );
   }
 
