@@ -9,6 +9,7 @@ export {
 export {
   DEFAULT_MIN_FREE_BYTES,
   RecordingStoppedError,
+  prepareDir,
   requireFreeSpace,
   type StatFs,
 } from './disk-space.js';
@@ -16,3 +17,4 @@ export { GAP_INTERVALS } from './gap-watch.js';
 export { RecordingReader, type ReadOptions, type ProblemListener } from './recording-reader.js';
 export type { RecordingProblem } from './problems.js';
 export { intervalsOf } from './intervals.js';
+export { Recorder, type RecorderOptions } from './recorder.js';

@@ -4,6 +4,7 @@ import { constants, createGzip, type Gzip } from 'node:zlib';
 import type { Clock } from '../../core/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
+  prepareDir,
   RecordingStoppedError,
   requireFreeSpace,
   type StatFs,
@@ -91,8 +92,7 @@ export class RecordingWriter {
 
   /** Checks the disk (RecordingStoppedError when nearly full), then starts the flush timer. */
   static async open(options: RecordingWriterOptions): Promise<RecordingWriter> {
-    mkdirSync(options.dir, { recursive: true });
-    await requireFreeSpace(options.dir, minFree(options), options.statfs);
+    await prepareDir(options.dir, minFree(options), options.statfs);
     const writer = new RecordingWriter(options);
     writer.#loopDone = writer.#tick();
     return writer;
