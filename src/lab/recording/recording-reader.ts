@@ -60,8 +60,9 @@ export class RecordingReader {
   async *rows(options: ReadOptions = {}): AsyncGenerator<RecordedRow> {
     const present = this.pairs();
     const folders = (options.pairs ?? present).map((p) => this.#requirePair(p, present));
+    // First, so that at equal times the pair rules and the exchange's status come first.
     if (options.keyWide !== false && this.#folders().includes(KEY_FOLDER)) {
-      folders.push(KEY_FOLDER);
+      folders.unshift(KEY_FOLDER);
     }
     yield* merge(folders.map((f) => this.#folderRows(f, options)));
   }
