@@ -97,6 +97,11 @@ export const BotConfig = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /**
+     * Record the market while trading (docs/backtest.md): `true` (into `recordings` beside this
+     * file), `{ dir: FOLDER }` (relative to this file's folder), or `false` (default).
+     */
+    record: Type.Unknown({ default: false }),
     market: Type.Unknown({ default: {} }),
     runner: Type.Unknown({ default: {} }),
     executor: Type.Unknown({ default: {} }),
@@ -117,8 +122,10 @@ export const BotConfig = Type.Object(
 export type BotConfigRaw = Static<typeof BotConfig>;
 export interface BotSettings extends Omit<
   BotConfigRaw,
-  'market' | 'runner' | 'executor' | 'supervisor'
+  'record' | 'market' | 'runner' | 'executor' | 'supervisor'
 > {
+  /** Where the runner records what it polls; the folder as written (relative: to the config's). */
+  readonly record: { readonly dir: string } | undefined;
   readonly market: MarketConfig;
   readonly runner: RunnerConfig;
   readonly executor: ExecutorConfig;
@@ -149,11 +156,27 @@ export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
   checkSupervisorConfig(supervisor);
   return {
     ...base,
+    record: parseRecord(base.record),
     market: parseWithSchema(MarketConfig, base.market, 'market'),
     runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
     executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
     supervisor,
   };
+}
+
+/** The folder `record: true` records into, beside the config file. */
+export const DEFAULT_RECORD_DIR = 'recordings';
+
+function parseRecord(raw: unknown): BotSettings['record'] {
+  if (raw === false || raw === undefined || raw === null) return undefined;
+  if (raw === true) return { dir: DEFAULT_RECORD_DIR };
+  const dir = (raw as { dir?: unknown } | null)?.dir;
+  const keys = typeof raw === 'object' && !Array.isArray(raw) ? Object.keys(raw) : [];
+  if (typeof dir === 'string' && dir.trim() !== '' && keys.length === 1) return { dir };
+  throw new InvalidInputError(
+    'record',
+    `must be true, false or { dir: FOLDER }, got ${JSON.stringify(raw)}`,
+  );
 }
 
 /** Refused with the settings, so a client never meets it: parsed, with one of `schemes`. */

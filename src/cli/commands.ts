@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { DemoOptions } from './demo-command.js';
 import type { FlagCommandOptions } from './operator-commands.js';
 import type { RoleName } from './process-command.js';
+import type { RecordOptions } from './record-command.js';
 import type { RoleCommandOptions } from './role-command.js';
 import type { SimOptions } from './sim-command.js';
 
@@ -70,7 +71,26 @@ export function registerCommands(program: Command): void {
       'without a terminal, print the status line this often (0: never)',
       '10',
     )
+    .option(
+      '--record <dir>',
+      'record the market it trades in this folder (makerd backtest replays it)',
+    )
     .action(async (opts: DemoOptions) => (await import('./demo-command.js')).runDemo(opts));
+
+  program
+    .command('record')
+    .description(
+      'record what the runner polls (same budget plan, no orders) to gzip JSON-lines files per pair and hour, for makerd backtest',
+    )
+    .option('--config <file>', CONFIG_HELP)
+    .requiredOption(
+      '--out <dir>',
+      'folder of the recording (created; new files only, never rewritten)',
+    )
+    .option('--seconds <n>', 'stop after this long; default: at Ctrl-C')
+    .option('--min-free <MB>', 'refuse to start, or stop, below this much free disk (default 100)')
+    .option('--log-level <level>', LOG_LEVEL_HELP)
+    .action(async (opts: RecordOptions) => (await import('./record-command.js')).runRecord(opts));
 
   program
     .command('halt')

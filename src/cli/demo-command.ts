@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import PinoPretty from 'pino-pretty';
 import { deleteKeysUnder } from '../bus/index.js';
@@ -17,6 +18,8 @@ export interface DemoOptions {
   readonly logLevel?: string;
   readonly json?: boolean;
   readonly statusEvery: string;
+  /** Record the market the demo trades in this folder. */
+  readonly record?: string;
 }
 
 /** The demo's own Redis namespace: cleared at start, since its simulator starts afresh. */
@@ -53,7 +56,7 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
   try {
     sim = await startSimulator({ config: loadSimConfig(simYaml), port: 0, host: '127.0.0.1' });
-    const ctx = roleContext(
+    const given = roleContext(
       'makerd',
       { ...opts, statusEvery: '0' },
       {
@@ -66,6 +69,10 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
         ...(destination === undefined ? {} : { destination }),
       },
     );
+    const ctx =
+      opts.record === undefined
+        ? given
+        : { ...given, settings: { ...given.settings, record: { dir: resolve(opts.record) } } };
     if (ctx.settings.exchange.credentials.from !== 'simulator') {
       throw new InvalidInputError(
         'exchange.credentials.from',

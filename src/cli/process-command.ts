@@ -69,7 +69,11 @@ export async function runRoles(
   refuseSplitWithoutWindow(settings, roles);
   if (roles.includes('runner')) await checkStrategies(settings, builtInStrategies());
   const registry = createMetricsRegistry();
-  const base = await openRoleBase(settings, { configDir: ctx.configDir, log });
+  const base = await openRoleBase(settings, {
+    configDir: ctx.configDir,
+    log,
+    record: roles.includes('runner'),
+  });
   const parts = { settings, log, registry, configDir: ctx.configDir, base };
   let executor: ExecutorRole | undefined;
   let runner: RunnerRole | undefined;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { ControlFlags, IntentBus } from '../bus/index.js';
 import {
@@ -13,7 +14,9 @@ import {
   SpotClient,
   nonceKeyFor,
   type CredentialsInput,
+  type Transport,
 } from '../exchange/index.js';
+import { Recorder } from '../lab/recording/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
@@ -31,6 +34,8 @@ export interface RoleBaseParts {
   readonly base?: RoleBase;
   /** Told when Redis loses makerd's state while the process runs. */
   readonly log?: Log;
+  /** The runner runs here: record what the key's client polls if the config's `record` says so. */
+  readonly record?: boolean;
 }
 
 /** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
@@ -43,6 +48,8 @@ export interface RoleBase {
   readonly pairs: PairInfo[];
   readonly flags: ControlFlags;
   readonly bus: IntentBus;
+  /** Records the client's market-data answers (`record:`); the runner role starts it. */
+  readonly recorder?: Recorder;
   /** Registers a part to close (before what was opened earlier). */
   own(part: { close(): Promise<unknown> | void }): void;
   /** Closes everything owned, newest first. */
@@ -59,8 +66,10 @@ export function keyClient(
   redis: Redis,
   credentials: CredentialsInput,
   clock: Clock,
+  transport?: Transport,
 ): SpotClient {
   return new SpotClient({
+    ...(transport === undefined ? {} : { transport }),
     baseUrl: settings.exchange.url,
     credentials,
     tier: settings.exchange.tier,
@@ -85,7 +94,16 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
   };
   try {
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
-    const client = keyClient(settings, redis, credentials, clock);
+    const recorder =
+      parts.record === true && settings.record !== undefined
+        ? new Recorder({
+            dir: resolve(parts.configDir ?? process.cwd(), settings.record.dir),
+            clock,
+            ...(parts.log === undefined ? {} : { log: parts.log }),
+          })
+        : undefined;
+    if (recorder !== undefined) opened.push(recorder);
+    const client = keyClient(settings, redis, credentials, clock, recorder?.transport);
     opened.push(client);
     if (client.limiter !== undefined) {
       opened.push(
@@ -120,6 +138,7 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
       pairs,
       flags,
       bus,
+      ...(recorder === undefined ? {} : { recorder }),
       own: (part) => opened.push(part),
       close,
     };

@@ -18,7 +18,7 @@ import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
-import { roleBaseFor, type RoleBaseParts } from './role-base.js';
+import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { LivePnl } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
 import { TrackerFills } from './tracker-fills.js';
@@ -85,6 +85,23 @@ export function pollPlan(
 }
 
 /**
+ * Records what the runner polls (`record:`). A disk too full to record, at start or later, is
+ * logged and recording stops; trading goes on.
+ */
+async function startRecording(base: RoleBase, plan: BudgetPlan, log: Logger): Promise<void> {
+  const recorder = base.recorder;
+  if (recorder === undefined) return;
+  const rlog = log.child({ component: 'record' });
+  recorder.onStop((err) => rlog.error({ dir: recorder.dir, ...recorder.stats() }, err.message));
+  try {
+    await recorder.start({ plan, client: base.client, pairs: base.pairs });
+    rlog.info({ dir: recorder.dir }, 'recording the market');
+  } catch (err) {
+    rlog.error({ dir: recorder.dir }, errorMessage(err));
+  }
+}
+
+/**
  * Wires the runner role: client, pairs, budget plan, strategies, feed, bus. Everything that can be
  * wrong with the configuration (a pair, a plugin, its options, a budget that cannot work) fails
  * here, before the first poll.
@@ -100,6 +117,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       pairs.map((p) => p.id),
     );
     for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+    await startRecording(base, plan, log);
     log.info(
       {
         component: 'planner',

@@ -1,0 +1,117 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import {
+  decodeRow,
+  RECORDING_VERSION,
+  RecordingLineError,
+  type RecordedRow,
+  type RecordingHeader,
+} from './format.js';
+import type { RecordingProblem } from './problems.js';
+
+/** What one file's reading tells its reader besides the rows. */
+export interface FileEvents {
+  readonly header: (header: RecordingHeader) => void;
+  readonly problem: (problem: RecordingProblem) => void;
+}
+
+/**
+ * The rows of one recording file, streamed (gunzip and a line splitter: memory holds a chunk and
+ * a line, never the file). Bad lines, a header of another version, and a file cut short are
+ * reported through `events.problem` and the rows before them still come out.
+ */
+export async function* fileRows(
+  dir: string,
+  file: string,
+  events: FileEvents,
+): AsyncGenerator<RecordedRow> {
+  const gunzip = createGunzip();
+  const source = createReadStream(join(dir, file));
+  source.on('error', (err) => gunzip.destroy(err));
+  source.pipe(gunzip);
+  gunzip.setEncoding('utf8');
+  let lineNo = 0;
+  let rows = 0;
+  let rest = '';
+  let header = false;
+  const line = (text: string): RecordedRow | 'stop' | undefined => {
+    lineNo++;
+    if (!header) {
+      header = true;
+      const h = readHeader(text);
+      if (typeof h === 'string') {
+        events.problem({ kind: 'version', file, line: 1, message: `${file}: ${h}` });
+        return 'stop';
+      }
+      events.header(h);
+      return undefined;
+    }
+    try {
+      rows++;
+      return decodeRow(text);
+    } catch (err) {
+      rows--;
+      if (!(err instanceof RecordingLineError)) throw err;
+      events.problem({
+        kind: 'corrupt-line',
+        file,
+        line: lineNo,
+        message: `${file} line ${lineNo}: ${err.message}`,
+      });
+      return undefined;
+    }
+  };
+  try {
+    for await (const chunk of gunzip) {
+      rest += chunk as string;
+      let start = 0;
+      for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
+        const row = line(rest.slice(start, end));
+        start = end + 1;
+        if (row === 'stop') return;
+        if (row !== undefined) yield row;
+      }
+      rest = rest.slice(start);
+    }
+    if (rest !== '') {
+      const row = line(rest);
+      if (row !== undefined && row !== 'stop') yield row;
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A file whose writer died has no gzip trailer; what was flushed before is whole.
+    if (code === 'Z_BUF_ERROR') {
+      events.problem({
+        kind: 'truncated',
+        file,
+        message: `${file}: cut short after ${rows} rows (the recorder stopped while writing)`,
+      });
+    } else {
+      events.problem({
+        kind: 'corrupt-file',
+        file,
+        message: `${file}: unreadable after ${rows} rows: ${code ?? ''} ${(err as Error).message}`,
+      });
+    }
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+}
+
+/** The header, or why it is not one this makerd reads. */
+function readHeader(text: string): RecordingHeader | string {
+  let h: unknown;
+  try {
+    h = JSON.parse(text);
+  } catch {
+    return 'the first line is not a recording header (not JSON)';
+  }
+  const version = (h as { makerd_recording?: unknown } | null)?.makerd_recording;
+  if (version === undefined) return 'the first line is not a recording header';
+  if (version !== RECORDING_VERSION) {
+    return `a recording of version ${JSON.stringify(version)}; this makerd reads version ${RECORDING_VERSION}`;
+  }
+  return h as RecordingHeader;
+}
