@@ -80,6 +80,8 @@ export interface BacktestResult {
   readonly rows: EventCounts;
   readonly calls: Readonly<Record<string, number>>;
   readonly stepErrors: number;
+  /** Redis commands the bot sent (each a round trip the replay waits for). */
+  readonly redisCommands: number;
 }
 
 /**
@@ -235,6 +237,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     rows: events.counts,
     calls: Object.fromEntries(venue.transport.calls),
     stepErrors: executor?.stepErrors ?? 0,
+    redisCommands: redis.inFlight.sent,
   };
 }
 

@@ -3,6 +3,8 @@ import { Redis, type Command, type RedisOptions } from 'ioredis';
 /** Commands awaiting their reply, over a connection and its duplicates. */
 export interface InFlight {
   count: number;
+  /** Commands sent since the connection was made (the benchmark's round trips). */
+  sent: number;
 }
 
 /**
@@ -14,7 +16,10 @@ export interface InFlight {
 export class CountingRedis extends Redis {
   readonly inFlight: InFlight;
 
-  constructor(options: RedisOptions & { url?: string }, inFlight: InFlight = { count: 0 }) {
+  constructor(
+    options: RedisOptions & { url?: string },
+    inFlight: InFlight = { count: 0, sent: 0 },
+  ) {
     const { url, ...rest } = options;
     // lazyConnect: nothing is sent before the count exists.
     if (url === undefined) super({ ...rest, lazyConnect: true });
@@ -25,6 +30,7 @@ export class CountingRedis extends Redis {
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     const inFlight = this.inFlight;
     inFlight.count += 1;
+    inFlight.sent += 1;
     const done = (): void => {
       inFlight.count -= 1;
     };

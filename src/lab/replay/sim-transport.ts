@@ -13,7 +13,7 @@ import type { SimAnswer, SimRequestInput } from '../../sim/http/server.js';
 /**
  * Round trip per call when none is given: the executor's journal on loopback (bench/executor.ts,
  * "tick-to-wire ... to the order open at the engine") measures a few ms from the call handed to
- * the client to the order open; 5 ms is that figure rounded up. Half goes each way.
+ * the client to the order open; 5 ms is that figure rounded up.
  */
 export const DEFAULT_LATENCY_MS = 5;
 
@@ -24,13 +24,15 @@ export interface SimHandler {
 
 /**
  * The client's transport in a backtest: each request goes to the simulator's server in-process
- * (the same door, limits and handlers the HTTP listener runs), half the latency before it is
- * handled and half after, both on the replay clock.
+ * (the same door, limits and handlers the HTTP listener runs) once the whole round trip has passed
+ * on the replay clock, and the answer comes back at once: the exchange sees the request as late as
+ * the bot sees the answer (half a round trip later than on a real link, the cautious side), and
+ * each call costs the replay one timer instead of two.
  */
 export class SimTransport implements Transport {
   readonly #sim: SimHandler;
   readonly #clock: Clock;
-  #oneWayMs: number;
+  #latencyMs: number;
   #seq = 0;
   /** Requests sent, by endpoint (the summary's call counts). */
   readonly calls = new Map<string, number>();
@@ -43,7 +45,7 @@ export class SimTransport implements Transport {
   constructor(sim: SimHandler, clock: Clock, latencyMs: number = DEFAULT_LATENCY_MS) {
     this.#sim = sim;
     this.#clock = clock;
-    this.#oneWayMs = latencyMs / 2;
+    this.#latencyMs = latencyMs;
   }
 
   /**
@@ -51,7 +53,7 @@ export class SimTransport implements Transport {
    * clock does not pace, so it runs before replay time moves at all.
    */
   set latencyMs(ms: number) {
-    this.#oneWayMs = ms / 2;
+    this.#latencyMs = ms;
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -62,7 +64,7 @@ export class SimTransport implements Transport {
     const url = new URL(req.url);
     const headers: IncomingHttpHeaders = { 'user-agent': DEFAULT_USER_AGENT };
     for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
-    if (this.#oneWayMs > 0) await this.#clock.sleep(this.#oneWayMs);
+    if (this.#latencyMs > 0) await this.#clock.sleep(this.#latencyMs);
     const answer = await this.#sim.handle({
       method: req.method,
       target: `${url.pathname}${url.search}`,
@@ -71,7 +73,6 @@ export class SimTransport implements Transport {
       clientId: 'replay',
       traceId: `replay-${++this.#seq}`,
     });
-    if (this.#oneWayMs > 0) await this.#clock.sleep(this.#oneWayMs);
     this.#noteRefusal(req, answer.body);
     const isRaw = typeof answer.body === 'string' || Buffer.isBuffer(answer.body);
     const text = isRaw ? String(answer.body) : toJson(answer.body);
