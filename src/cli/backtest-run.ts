@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import { ControlFlags, deleteKeysUnder } from '../bus/index.js';
 import { Decimal, InvalidInputError, type PairInfo } from '../core/index.js';
@@ -324,7 +325,7 @@ function replayAccount(
       process.env,
       configDir,
     );
-    simFile = `${configDir}/${source.sim_config}`;
+    simFile = resolve(configDir, source.sim_config);
     accountKey = source.account;
   } else {
     credentials = { apiKey: 'backtest-key', apiSecret: randomBytes(32).toString('base64') };
