@@ -109,9 +109,9 @@ export function decodeRow(line: string): RecordedRow {
     askedMs,
     receivedMs,
     endpoint: endpoint as RecordedEndpoint,
-    pair: pair as string | undefined,
+    pair: pair,
     ...(body === undefined ? {} : { body }),
-    ...(error === undefined ? {} : { error: error as string }),
+    ...(error === undefined ? {} : { error: error }),
   };
 }
 
