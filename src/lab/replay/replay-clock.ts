@@ -58,14 +58,23 @@ export class ReplayClock implements Clock {
     return this.#heap.peek()?.at;
   }
 
-  /** Moves to the earliest sleeper's time (never back) and wakes it alone. */
+  /**
+   * Moves to the earliest sleeper's time (never back) and wakes every sleeper due then, in the
+   * order they went to sleep: what they resume runs together, in that order, until it settles.
+   */
   wakeNext(): void {
     this.#dropDone();
-    const sleeper = this.#heap.pop();
-    if (sleeper === undefined) return;
-    sleeper.done = true;
-    this.#now = Math.max(this.#now, sleeper.at);
-    sleeper.resolve();
+    const first = this.#heap.peek();
+    if (first === undefined) return;
+    this.#now = Math.max(this.#now, first.at);
+    for (;;) {
+      this.#dropDone();
+      const next = this.#heap.peek();
+      if (next === undefined || next.at > first.at) return;
+      this.#heap.pop();
+      next.done = true;
+      next.resolve();
+    }
   }
 
   /** Moves time to `ms` (never back); sleepers due by then are the caller's to wake first. */
