@@ -6,8 +6,10 @@ export {
   RECORDED_ASK_KEY,
   RECORDED_BID_KEY,
   RECORDED_TAKER_KEY,
+  isRecordedKey,
   type RecordedLevel,
   type RecordedMarketStats,
+  type RecordedOrder,
   type RecordedTrade,
 } from './recorded-market.js';
 export { readRecordingDir } from './recording-dir.js';

@@ -4,7 +4,12 @@ import type { Markets, SimPair } from '../../sim/markets.js';
 import { SYSTEM_MODES, type SystemMode } from '../../sim/state/status.js';
 import type { RecordedRow } from '../recording/format.js';
 import { MinHeap } from './min-heap.js';
-import type { RecordedLevel, RecordedMarket, RecordedTrade } from './recorded-market.js';
+import type {
+  RecordedLevel,
+  RecordedMarket,
+  RecordedOrder,
+  RecordedTrade,
+} from './recorded-market.js';
 
 /** One change to the market at one instant of the recording. */
 export interface MarketEvent {
@@ -123,9 +128,16 @@ export class RecordedEvents {
           this.#push(atMs, () => this.#market.setOwnOrders(own));
           return;
         }
+        case 'Level3': {
+          const pair = this.#pair(row.pair);
+          const book = result as { bids: unknown; asks: unknown };
+          const bids = orders(book.bids);
+          const asks = orders(book.asks);
+          this.#push(atMs, () => this.#market.applyLevel3(pair, bids, asks));
+          return;
+        }
         default:
-          // GroupedBook is served from the engine's book; AssetPairs set the pairs up; Level3 is
-          // not mirrored yet (docs/backtest.md).
+          // GroupedBook is served from the engine's book; AssetPairs set the pairs up.
           return;
       }
     } catch {
@@ -160,11 +172,12 @@ export class RecordedEvents {
 
   #ownOrders(result: unknown) {
     const open = (result as { open?: Record<string, OpenOrderBody> }).open ?? {};
-    const out: { pair: SimPair; side: Side; price: Decimal; volume: Decimal }[] = [];
-    for (const o of Object.values(open)) {
+    const out: { id: string; pair: SimPair; side: Side; price: Decimal; volume: Decimal }[] = [];
+    for (const [id, o] of Object.entries(open)) {
       const pair = this.#markets.pair(o.descr.pair);
       if (pair === undefined || o.descr.ordertype !== 'limit') continue;
       out.push({
+        id,
         pair,
         side: o.descr.type,
         price: new Decimal(o.descr.price),
@@ -203,6 +216,16 @@ function firstValue(result: unknown): unknown {
   const first = Object.values(result as Record<string, unknown>)[0];
   if (first === undefined) throw new Error('empty');
   return first;
+}
+
+/** Level3 entries; their nanosecond timestamps are not needed (the list is in queue order). */
+function orders(rows: unknown): RecordedOrder[] {
+  if (!Array.isArray(rows)) throw new Error('orders');
+  return (rows as { price: unknown; qty: unknown; order_id: unknown }[]).map((r) => ({
+    id: String(r.order_id),
+    price: new Decimal(String(r.price)),
+    volume: new Decimal(String(r.qty)),
+  }));
 }
 
 function levels(rows: unknown): RecordedLevel[] {

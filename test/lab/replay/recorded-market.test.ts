@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Decimal } from '../../../src/core/index.js';
-import { levels, testVenue } from './venue-support.js';
+import { levels, recordedOrders, testVenue } from './venue-support.js';
 
 const ASKS = levels(['60010.0', '3']);
 const trade = (side: 'buy' | 'sell', price: string, volume: string) => ({
@@ -93,6 +93,31 @@ describe('RecordedMarket', () => {
     ]);
     market.applyDepth(t.pair, levels(['60000.0', '3']), ASKS);
     assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 2']);
+  });
+
+  it('mirrors Level3 orders by id: a cancel moves us forward by exactly its volume', () => {
+    const t = testVenue();
+    const market = t.venue.market;
+    const ask = recordedOrders(['A1', '60010.0', '1']);
+    market.applyLevel3(t.pair, recordedOrders(['B1', '60000.0', '2'], ['B2', '60000.0', '3']), ask);
+    t.place('buy', '60000.0', '0.5');
+    market.applyLevel3(
+      t.pair,
+      recordedOrders(['B1', '60000.0', '2'], ['B2', '60000.0', '3'], ['B3', '60000.0', '4']),
+      ask,
+    );
+    assert.deepEqual(t.queue('buy', '60000.0'), [
+      'recorded 2',
+      'recorded 3',
+      'ours 0.5',
+      'recorded 4',
+    ]);
+    // B1 (front) cancelled, B2 shrank, B3 (behind us) cancelled: exact, no proportion.
+    market.applyLevel3(t.pair, recordedOrders(['B2', '60000.0', '1']), ask);
+    assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 1', 'ours 0.5']);
+    // Depth answers of a pair mirrored from Level3 no longer move its book.
+    market.applyDepth(t.pair, levels(['60000.0', '9']), ASKS);
+    assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 1', 'ours 0.5']);
   });
 
   it('sets the exchange status as recorded', () => {

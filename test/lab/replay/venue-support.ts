@@ -2,8 +2,7 @@ import { Decimal } from '../../../src/core/index.js';
 import { InProcessNonceSource, SpotClient } from '../../../src/exchange/index.js';
 import {
   ReplayClock,
-  RECORDED_BID_KEY,
-  RECORDED_ASK_KEY,
+  isRecordedKey,
   createReplayVenue,
   type ReplayVenue,
 } from '../../../src/lab/replay/index.js';
@@ -66,12 +65,11 @@ export function testVenue(options: { latencyMs?: number; tier?: string } = {}): 
       (side === 'buy' ? venue.ctx.engine.book(pair).bids : venue.ctx.engine.book(pair).asks)
         .filter((e) => e.price.eq(price))
         .map((e) => {
-          const who =
-            e.accountKey === RECORDED_BID_KEY || e.accountKey === RECORDED_ASK_KEY
-              ? 'recorded'
-              : e.accountKey === KEY
-                ? 'ours'
-                : e.accountKey;
+          const who = isRecordedKey(e.accountKey)
+            ? 'recorded'
+            : e.accountKey === KEY
+              ? 'ours'
+              : e.accountKey;
           return `${who} ${e.qty.toFixed()}`;
         }),
     fills: () =>
@@ -86,6 +84,14 @@ export function testVenue(options: { latencyMs?: number; tier?: string } = {}): 
         transport: venue.transport,
       }),
   };
+}
+
+export function recordedOrders(...list: [string, string, string][]) {
+  return list.map(([id, price, volume]) => ({
+    id,
+    price: new Decimal(price),
+    volume: new Decimal(volume),
+  }));
 }
 
 export function levels(...pairs: [string, string][]) {
