@@ -29,9 +29,10 @@ async function replay(rows: RecordedRow[]): Promise<{ seen: string[]; events: Re
       at(`depth ${bids[0]?.price.toFixed()}`),
     applyTrade: (_p: unknown, t: { price: { toFixed(): string }; side: string }) =>
       at(`trade ${t.side} ${t.price.toFixed()}`),
-    applyLevel3: (_p: unknown, bids: { id: string }[]) => at(`level3 ${bids.map((b) => b.id)}`),
+    applyLevel3: (_p: unknown, bids: { id: string }[]) =>
+      at(`level3 ${bids.map((b) => b.id).join(',')}`),
     setMode: (mode: string) => at(`mode ${mode}`),
-    setOwnOrders: (o: { id: string }[]) => at(`own ${o.map((x) => x.id)}`),
+    setOwnOrders: (o: { id: string }[]) => at(`own ${o.map((x) => x.id).join(',')}`),
   } as unknown as RecordedMarket;
   const events = new RecordedEvents({
     rows: fromArray(rows),
