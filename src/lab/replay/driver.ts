@@ -57,7 +57,7 @@ export class ReplayDriver {
         this.#o.simTick(clock.now());
         event.apply();
       } else {
-        if (timerAt === undefined || timerAt > endMs || event === undefined) break;
+        if (timerAt === undefined || timerAt > endMs) break;
         clock.wakeNext();
       }
       await this.settle();
