@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { BacktestCommandOptions } from './backtest-command.js';
 import type { DemoOptions } from './demo-command.js';
 import type { FlagCommandOptions } from './operator-commands.js';
 import type { RoleName } from './process-command.js';
@@ -91,6 +92,22 @@ export function registerCommands(program: Command): void {
     .option('--min-free <MB>', 'refuse to start, or stop, below this much free disk (default 100)')
     .option('--log-level <level>', LOG_LEVEL_HELP)
     .action(async (opts: RecordOptions) => (await import('./record-command.js')).runRecord(opts));
+
+  program
+    .command('backtest')
+    .description(
+      "replay a recording through the bot of a config file against the simulator's engine; prints a summary and writes report.json",
+    )
+    .requiredOption('--data <dir>', 'recording folder (as `makerd record` writes it)')
+    .option('--config <file>', CONFIG_HELP)
+    .option('--from <iso>', "start of the replay (default: the recording's start)")
+    .option('--to <iso>', "end of the replay (default: the recording's end)")
+    .option('--out <dir>', 'where report.json goes (default ./backtest-<timestamp>/)')
+    .option('--latency-ms <n>', 'round trip of each call on the replay clock (default 5)')
+    .option('--log-level <level>', LOG_LEVEL_HELP)
+    .action(async (opts: BacktestCommandOptions) => {
+      await (await import('./backtest-command.js')).runBacktestCommand(opts);
+    });
 
   program
     .command('halt')

@@ -207,6 +207,26 @@ export class MatchingEngine implements Engine {
     });
   }
 
+  reduce(account: Account, order: SimOrder, remaining: Decimal): void {
+    this.#op(() => {
+      const live = this.#live.get(order.txid);
+      if (live === undefined) return;
+      if (live.account.key !== account.key) {
+        throw new Error(`order ${order.txid} does not belong to ${account.key}`);
+      }
+      if (live.node === undefined || order.spec.displayvol !== undefined) {
+        throw new Error(`order ${order.txid} is not a resting plain limit order`);
+      }
+      if (!remaining.gt(0) || !remaining.lt(live.remaining)) {
+        throw new Error(`order ${order.txid}: ${remaining.toFixed()} is not a smaller remainder`);
+      }
+      live.remaining = remaining;
+      live.node.qty = remaining;
+      this.#setHold(live, this.#restingHoldOf(live));
+      this.#touch(live.book);
+    });
+  }
+
   cancelAll(account: Account, reason: string = REASON.user): SimOrder[] {
     return this.#op(() => {
       const book = this.#accounts.get(account.key);

@@ -215,6 +215,11 @@ export interface Engine {
    */
   edit(account: Account, order: SimOrder, changes: EditSpec, options?: PlaceOptions): SimOrder;
   cancel(account: Account, order: SimOrder, reason?: string): void;
+  /**
+   * Shrinks a resting plain limit order to `remaining`, keeping its queue place, as venues do for
+   * a size decrease. Not a spec call: replay takes recorded cancels out of the queue with it.
+   */
+  reduce(account: Account, order: SimOrder, remaining: Decimal): void;
   /** Cancels every open or pending order of the account, returns them (for penalty pricing). */
   cancelAll(account: Account, reason?: string): SimOrder[];
   /** Open and pending orders matching a txid, or every one carrying the userref when numeric. */

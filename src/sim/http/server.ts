@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SimContext } from '../context.js';
 import { SimError, SimHttpError } from '../errors.js';
@@ -12,6 +18,29 @@ import { isRawReply, type Family, type Reply, type Route, type SimRequest } from
 import type { Router } from './router.js';
 
 const MAX_BODY_BYTES = 1 << 20;
+
+/** A request as the listener read it off the socket, or as an in-process caller builds it. */
+export interface SimRequestInput {
+  readonly method: string;
+  /** Path and query, as in the request line: `/0/public/Depth?pair=XBTUSD`. */
+  readonly target: string;
+  /** Lower-case names, as node:http gives them. */
+  readonly headers: IncomingHttpHeaders;
+  readonly rawBody: Buffer;
+  /** The caller's address, for the per-client public limit. */
+  readonly clientId: string;
+  readonly traceId: string;
+}
+
+export interface SimAnswer {
+  readonly status: number;
+  /** A value for toJson, or raw text/bytes with `contentType`. */
+  readonly body: unknown;
+  readonly contentType?: string;
+  readonly traceId: string;
+  /** A fault asked for the connection to be dropped instead of answered. */
+  readonly dropResponse: boolean;
+}
 
 interface Target {
   readonly family: Family;
@@ -79,27 +108,48 @@ export class SimServer {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     const path = q === -1 ? target : target.slice(0, q);
-    const query = q === -1 ? '' : target.slice(q + 1);
-
     if (path.startsWith('/_sim/')) {
       handleAdmin(this.#ctx, this.rejections, req, res, path, rawBody);
       return;
     }
-
-    const where = targetOf(path);
-    if (where === undefined) {
-      send(res, 404, { error: ['EGeneral:Unknown method'] });
+    const answer = await this.handle({
+      method: req.method ?? 'GET',
+      target,
+      headers: req.headers,
+      rawBody,
+      clientId: req.socket.remoteAddress ?? 'unknown',
+      traceId,
+    });
+    if (answer.dropResponse) {
+      req.socket.destroy();
       return;
     }
+    send(res, answer.status, answer.body, answer.contentType);
+  }
+
+  /**
+   * One exchange request, answered without a socket: what the HTTP listener runs for every path
+   * but the admin API's, so an in-process caller (replay's transport) meets the same door,
+   * limits, faults and handlers. The body is a value for `toJson` (or raw text/bytes).
+   */
+  async handle(request: SimRequestInput): Promise<SimAnswer> {
+    const { target, traceId } = request;
+    const q = target.indexOf('?');
+    const path = q === -1 ? target : target.slice(0, q);
+    const query = q === -1 ? '' : target.slice(q + 1);
+    const answer = (status: number, body: unknown, contentType?: string): SimAnswer =>
+      contentType === undefined
+        ? { status, body, traceId, dropResponse: false }
+        : { status, body, contentType, traceId, dropResponse: false };
+
+    const where = targetOf(path);
+    if (where === undefined) return answer(404, { error: ['EGeneral:Unknown method'] });
     const nowMs = this.#ctx.clock.now();
     this.#runTicks(nowMs);
 
     const fault = this.#ctx.faults.decide(where.name, path);
     if (fault.latencyMs > 0) await this.#ctx.clock.sleep(fault.latencyMs);
-    if (fault.before === 'http5xx') {
-      send(res, 502, 'Bad Gateway', 'text/plain');
-      return;
-    }
+    if (fault.before === 'http5xx') return answer(502, 'Bad Gateway', 'text/plain');
     const spot = where.family === 'public' || where.family === 'private';
     if (fault.before !== undefined) {
       const error =
@@ -107,17 +157,17 @@ export class SimServer {
           ? 'EService:Unavailable'
           : `EService:Throttled: ${Math.floor(nowMs / 1000) + fault.throttleSeconds}`;
       this.#count(error);
-      if (spot) send(res, 200, { error: [error] });
-      else send(res, 503, problem(503, 'gateway/Connect', error, traceId));
-      return;
+      return spot
+        ? answer(200, { error: [error] })
+        : answer(503, problem(503, 'gateway/Connect', error, traceId));
     }
 
     let status = 200;
     let body: unknown;
     let contentType: string | undefined;
     try {
-      const request = this.#admit(req, where, path, query, rawBody, traceId, this.#ctx.clock.now());
-      const reply = await request.route.handle(request.request, this.#ctx);
+      const admitted = this.#admit(request, where, path, query, this.#ctx.clock.now());
+      const reply = await admitted.route.handle(admitted.request, this.#ctx);
       ({ status, body, contentType } = this.#shape(reply, spot));
     } catch (err) {
       if (err instanceof SimError) {
@@ -137,25 +187,18 @@ export class SimServer {
         body = { error: [`EGeneral:Internal error:${(err as Error).message}`] };
       }
     }
-    if (fault.dropResponse) {
-      req.socket.destroy();
-      return;
-    }
-    send(res, status, body, contentType);
+    return { ...answer(status, body, contentType), dropResponse: fault.dropResponse };
   }
 
   /** Runs the door for one request; throws the refusal. */
   #admit(
-    req: IncomingMessage,
+    req: SimRequestInput,
     where: Target,
     path: string,
     query: string,
-    rawBody: Buffer,
-    traceId: string,
     nowMs: number,
   ): { route: Route; request: SimRequest } {
-    const method = req.method ?? 'GET';
-    const clientId = req.socket.remoteAddress ?? 'unknown';
+    const { method, clientId, traceId, rawBody } = req;
     const base = { path, headers: req.headers, traceId, nowMs, clientId, method };
     const ctx = this.#ctx;
 

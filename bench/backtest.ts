@@ -1,0 +1,192 @@
+/**
+ * `npm run bench:backtest`: how fast `makerd backtest` replays, and where the time goes.
+ *
+ *   1. synthesises a recording of two pairs (the simulator's background market on a manual clock,
+ *      polled at the paper config's cadence: test/lab/replay/synth-recording.ts) into a folder;
+ *   2. replays it in a child process through the paper config's bot, on the Redis at REDIS_URL
+ *      (a fresh prefix, deleted afterwards), and prints the speed as a multiple of real time, wall
+ *      time, events, Redis commands and fills;
+ *   3. replays it again under --cpu-prof and prints the top functions by self time, and the self
+ *      time grouped by module (our src/ folders, npm packages, node internals, idle).
+ *
+ * Knobs (environment): BENCH_MINUTES (recording length, default 60), BENCH_PROFILE (0: skip 3).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBacktest } from '../src/cli/backtest-run.js';
+import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
+import { readRecordingDir } from '../src/lab/replay/index.js';
+import { silentLogger } from '../src/obs/index.js';
+import { synthesiseRecording, writeRecording } from '../test/lab/replay/synth-recording.js';
+import { envNumber } from './support/load.js';
+import { printHeader } from './support/run.js';
+
+const PAIRS = ['XBTUSD', 'ETHUSD'];
+const START_MS = Date.UTC(2026, 10, 1);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = join(SELF, '..', '..');
+
+interface ChildFigures {
+  readonly spanMs: number;
+  readonly wallMs: number;
+  /** CPU time (user + system) of the replay: on a shared machine, steadier than wall time. */
+  readonly cpuMs: number;
+  readonly events: number;
+  readonly redisCommands: number;
+  readonly fills: number;
+  readonly rssMb: number;
+}
+
+if (process.env.BENCH_REPLAY_DIR !== undefined) {
+  await replayOnly(process.env.BENCH_REPLAY_DIR);
+} else {
+  await main();
+}
+
+async function main(): Promise<void> {
+  printHeader('backtest');
+  const minutes = envNumber('BENCH_MINUTES', 60);
+  const dir = mkdtempSync(join(tmpdir(), 'makerd-bench-backtest-'));
+  try {
+    const t0 = performance.now();
+    const rows = await synthesiseRecording({
+      pairs: PAIRS,
+      startMs: START_MS,
+      durationMs: minutes * 60_000,
+    });
+    writeRecording(join(dir, 'rec'), rows);
+    console.log(
+      `recording: ${minutes} min of ${PAIRS.join(', ')}, ${rows.length} rows, synthesised in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const plain = await child(dir, []);
+    console.log(
+      `replay: ${(plain.spanMs / plain.wallMs).toFixed(0)}x real time (${(plain.spanMs / 60_000).toFixed(0)} min ` +
+        `in ${(plain.wallMs / 1000).toFixed(1)} s wall), ${plain.events} events ` +
+        `(${((plain.wallMs * 1000) / plain.events).toFixed(0)} µs each), ${plain.redisCommands} Redis ` +
+        `commands (${(plain.redisCommands / plain.events).toFixed(1)} per event), ${plain.fills} fills, ` +
+        `RSS ${plain.rssMb} MB`,
+    );
+    console.log(
+      `CPU: ${(plain.cpuMs / 1000).toFixed(1)} s (${((plain.cpuMs * 1000) / plain.events).toFixed(0)} µs an ` +
+        `event): ${(plain.spanMs / plain.cpuMs).toFixed(0)}x real time per CPU second; the rest of the ` +
+        'wall time waited on Redis or for a CPU',
+    );
+    console.log(`target 500x: ${plain.spanMs / plain.wallMs >= 500 ? 'met' : 'not met'}`);
+    if (envNumber('BENCH_PROFILE', 1) === 0) return;
+    const profDir = join(dir, 'prof');
+    await child(dir, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+    summariseProfile(profDir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One replay in a child process (a profile of its own); its figures come back as JSON. */
+async function child(dir: string, nodeFlags: readonly string[]): Promise<ChildFigures> {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', SELF], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_REPLAY_DIR: join(dir, 'rec'), BENCH_CONFIG_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
+  if (code !== 0) throw new Error(`the replay exited with ${String(code)}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as ChildFigures;
+}
+
+async function replayOnly(recording: string): Promise<void> {
+  const configFile = join(process.env.BENCH_CONFIG_DIR ?? tmpdir(), 'bench.yaml');
+  const paper = readFileSync(join(ROOT, 'config', 'paper.yaml'), 'utf8');
+  writeFileSync(
+    configFile,
+    paper
+      .replace(/^ {2}url: redis:.*$/m, `  url: ${REDIS_URL}`)
+      .replace('sim_config: sim.yaml', `sim_config: ${join(ROOT, 'config', 'sim.yaml')}`),
+  );
+  const { settings, dir } = loadSettings(configFile);
+  const cpu = process.cpuUsage();
+  const result = await runBacktest({
+    settings,
+    configDir: dir,
+    rows: () => readRecordingDir(recording),
+    latencyMs: 5,
+    log: silentLogger(),
+    strategiesDir: builtInStrategies(),
+  });
+  const figures: ChildFigures = {
+    spanMs: result.endMs - result.startMs,
+    wallMs: result.wallMs,
+    cpuMs: (() => {
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / 1000;
+    })(),
+    events: result.events,
+    redisCommands: result.redisCommands,
+    fills: result.pairs.reduce((n, p) => n + p.fills, 0),
+    rssMb: Math.round(process.memoryUsage().rss / 1e6),
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+/** Self time by function and by module, from the child's .cpuprofile. */
+function summariseProfile(profDir: string): void {
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) return;
+  const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const byFunction = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const frame = nodes.get(id)?.callFrame;
+    if (frame === undefined) return;
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const where = frame.url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
+    const fn = `${frame.functionName || '(anonymous)'} ${where}${where === '' ? '' : `:${frame.lineNumber + 1}`}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    byModule.set(
+      moduleOf(where, frame.functionName),
+      (byModule.get(moduleOf(where, frame.functionName)) ?? 0) + us,
+    );
+  });
+  const top = (m: Map<string, number>, n: number): string[] =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(
+        ([k, us]) =>
+          `  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
+      );
+  console.log(
+    `profile (--cpu-prof of a second replay, ${(total / 1e6).toFixed(1)} s sampled), self time by module:`,
+  );
+  console.log(top(byModule, 14).join('\n'));
+  console.log('top functions by self time:');
+  console.log(top(byFunction, 20).join('\n'));
+}
+
+function moduleOf(where: string, functionName: string): string {
+  if (where === '') return functionName; // (idle), (garbage collector), (program)
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where);
+  if (pkg !== null) return `npm ${pkg[1] ?? ''}`;
+  const ours = /^(src\/[^/]+|test\/[^/]+|strategies)/.exec(where);
+  if (ours !== null) return ours[1] ?? where;
+  if (where.startsWith('node:')) return 'node internals';
+  return where;
+}

@@ -1,0 +1,166 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InvalidInputError } from '../core/index.js';
+import { DEFAULT_LATENCY_MS, readRecordingDir, type DriverProgress } from '../lab/replay/index.js';
+import { createLogger } from '../obs/index.js';
+import { runBacktest, type BacktestResult } from './backtest-run.js';
+import { LiveTerminal } from './live-terminal.js';
+import { builtInStrategies, loadSettings } from './role-command.js';
+
+export interface BacktestCommandOptions {
+  readonly data: string;
+  readonly config?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly out?: string;
+  readonly latencyMs?: string;
+  readonly logLevel?: string;
+}
+
+/** Without a terminal, a progress line this often (wall time). */
+const PROGRESS_LINE_MS = 5_000;
+
+/**
+ * `makerd backtest`: replays a recording through the bot of a config file (see backtest-run.ts),
+ * with a progress bar on stderr, a summary table on stdout and report.json in --out.
+ */
+export async function runBacktestCommand(
+  opts: BacktestCommandOptions,
+  io: { out: NodeJS.WriteStream; err: NodeJS.WriteStream } = {
+    out: process.stdout,
+    err: process.stderr,
+  },
+): Promise<BacktestResult> {
+  const { settings, dir } = loadSettings(opts.config);
+  const fromMs = timeOption('--from', opts.from);
+  const toMs = timeOption('--to', opts.to);
+  const latencyMs = latencyOption(opts.latencyMs);
+  const data = resolve(opts.data);
+  const outDir = resolve(opts.out ?? `backtest-${stamp(new Date())}`);
+  const terminal = new LiveTerminal(io.err);
+  const log = createLogger({
+    level: opts.logLevel ?? 'warn',
+    base: { role: 'backtest' },
+    destination: terminal.logStream,
+  });
+  const progress = new Progress(terminal, io.err);
+  const result = await runBacktest({
+    settings,
+    configDir: dir,
+    rows: () => readRecordingDir(data),
+    ...(fromMs === undefined ? {} : { fromMs }),
+    ...(toMs === undefined ? {} : { toMs }),
+    latencyMs,
+    log,
+    strategiesDir: builtInStrategies(),
+    onProgress: (p) => progress.show(p),
+  });
+  terminal.clear();
+  io.out.write(summaryTable(result));
+  mkdirSync(outDir, { recursive: true });
+  // The seam for src/lab/report (issue #33 item 4): writeReport(outDir, data) takes over here.
+  const file = join(outDir, 'report.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ data, config: opts.config ?? null, ...result }, null, 2)}\n`,
+  );
+  io.out.write(`report: ${file}\n`);
+  return result;
+}
+
+/** Progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
+class Progress {
+  readonly #terminal: LiveTerminal;
+  readonly #err: NodeJS.WriteStream;
+  readonly #startWall = performance.now();
+  #lastWall = -Infinity;
+
+  constructor(terminal: LiveTerminal, err: NodeJS.WriteStream) {
+    this.#terminal = terminal;
+    this.#err = err;
+  }
+
+  show(p: DriverProgress): void {
+    const wall = performance.now();
+    const every = this.#terminal.live ? 200 : PROGRESS_LINE_MS;
+    if (wall - this.#lastWall < every) return;
+    this.#lastWall = wall;
+    const span = Math.max(1, p.endMs - p.startMs);
+    const done = Math.min(1, (p.nowMs - p.startMs) / span);
+    const elapsed = wall - this.#startWall;
+    const speed = elapsed > 0 ? (p.nowMs - p.startMs) / elapsed : 0;
+    const eta = speed > 0 ? (p.endMs - p.nowMs) / speed : 0;
+    const text =
+      `${(done * 100).toFixed(1).padStart(5)}% ${new Date(p.nowMs).toISOString().slice(0, 19)}Z ` +
+      `${speed.toFixed(0)}x real time, ETA ${formatDuration(eta)}`;
+    if (this.#terminal.live) {
+      const width = 24;
+      const filled = Math.round(done * width);
+      this.#terminal.setStatus(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);
+    } else {
+      this.#err.write(`backtest: ${text}\n`);
+    }
+  }
+}
+
+export function summaryTable(r: BacktestResult): string {
+  const rows = [
+    ['pair', 'fills', 'volume', 'notional', 'fees', 'pnl', 'ratecount max', 'refusals'],
+    ...r.pairs.map((p) => [
+      p.pair,
+      String(p.fills),
+      p.volume,
+      round(p.notional),
+      round(p.fees),
+      round(p.pnl),
+      String(p.ratecountMax),
+      String(Object.values(p.refusals).reduce((a, b) => a + b, 0)),
+    ]),
+  ];
+  const widths =
+    rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
+  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+  const span = r.endMs - r.startMs;
+  return (
+    `${lines.join('\n')}\n` +
+    `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
+    `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
+    `${r.events} events, latency ${r.latencyMs} ms\n`
+  );
+}
+
+function round(text: string): string {
+  return Number(text).toFixed(2);
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+function stamp(d: Date): string {
+  return d.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+}
+
+function timeOption(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) {
+    throw new InvalidInputError(
+      flag,
+      `must be an ISO time such as 2026-11-27T05:00:00Z, got ${text}`,
+    );
+  }
+  return ms;
+}
+
+function latencyOption(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LATENCY_MS;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidInputError('--latency-ms', `must be a number of ms >= 0, got ${text}`);
+  }
+  return n;
+}

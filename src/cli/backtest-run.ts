@@ -1,0 +1,349 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Registry } from 'prom-client';
+import { ControlFlags, deleteKeysUnder } from '../bus/index.js';
+import { Decimal, InvalidInputError, type PairInfo } from '../core/index.js';
+import { InProcessNonceSource, SpotClient, type CredentialsInput } from '../exchange/index.js';
+import { ExecutorMetrics } from '../executor/index.js';
+import type { RecordedRow } from '../lab/recording/format.js';
+import {
+  CountingRedis,
+  ReplayBus,
+  ReplayClock,
+  ReplayDriver,
+  ReplayExecutor,
+  RecordedEvents,
+  createReplayVenue,
+  scanRecording,
+  type DriverProgress,
+  type EventCounts,
+  type RecordedMarketStats,
+  type ReplayAccount,
+} from '../lab/replay/index.js';
+import { loadPairs } from '../market/index.js';
+import type { Logger } from '../obs/index.js';
+import { DEFAULT_PAIRS } from '../sim/defaults.js';
+import { loadSimConfig } from '../sim/config.js';
+import type { Account } from '../sim/state/accounts.js';
+import type { BotSettings } from './bot-config.js';
+import { resolveCredentials } from './credentials.js';
+import { packageFile } from './package-file.js';
+import type { RoleBase } from './role-base.js';
+import { startRunnerRole, type RunnerRole } from './runner-role.js';
+
+/** Trades a Trades answer can hold reach back one poll interval: read rows this far ahead. */
+const LOOKAHEAD_MS = 60_000;
+
+export interface BacktestOptions {
+  readonly settings: BotSettings;
+  readonly configDir: string;
+  /** The recording, from its start, each time it is called (a scan, then the replay). */
+  readonly rows: () => AsyncIterable<RecordedRow>;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly latencyMs: number;
+  readonly log: Logger;
+  readonly strategiesDir: string;
+  readonly onProgress?: (progress: DriverProgress) => void;
+}
+
+export interface PairResult {
+  readonly pair: string;
+  readonly fills: number;
+  /** Base volume traded. */
+  readonly volume: string;
+  /** Quote volume traded. */
+  readonly notional: string;
+  readonly fees: string;
+  /** Cash flow plus the base held valued at the last mid, in the quote currency. */
+  readonly pnl: string;
+  readonly ratecountMax: number;
+  /** Order-entry refusals by the exchange's error string. */
+  readonly refusals: Readonly<Record<string, number>>;
+  readonly trades: readonly {
+    timeMs: number;
+    side: string;
+    price: string;
+    volume: string;
+    fee: string;
+    maker: boolean;
+  }[];
+}
+
+export interface BacktestResult {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly wallMs: number;
+  readonly events: number;
+  readonly latencyMs: number;
+  readonly pairs: readonly PairResult[];
+  readonly market: RecordedMarketStats;
+  readonly rows: EventCounts;
+  readonly calls: Readonly<Record<string, number>>;
+  readonly stepErrors: number;
+  /** Redis commands the bot sent (each a round trip the replay waits for). */
+  readonly redisCommands: number;
+}
+
+/**
+ * `makerd backtest`'s run: the recording drives the simulator's engine on a replay clock, and the
+ * bot of the config file (runner role, strategies, risk gate, feed and budget plan as `makerd run`
+ * builds them; the executor's PairExecutor per pair) trades against it. Redis state lives under a
+ * fresh prefix, deleted at the end.
+ */
+export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
+  const wallStart = performance.now();
+  const scan = await scanRecording(o.rows(), o.fromMs, o.toMs);
+  const pairNames = o.settings.pairs.map((p, i) => recordedName(p.pair, i, scan.pairs));
+  const clock = new ReplayClock(scan.firstMs);
+  const { credentials, account } = replayAccount(o.settings, o.configDir);
+  const venue = createReplayVenue({
+    scan,
+    pairs: pairNames,
+    account,
+    clock,
+    latencyMs: o.latencyMs,
+  });
+  const prefix = `${o.settings.redis.prefix}:backtest:${randomUUID().slice(0, 8)}`;
+  const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };
+  const redis = new CountingRedis({ url: settings.redis.url, maxRetriesPerRequest: null });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new InvalidInputError('redis.url', `cannot connect: ${(err as Error).message}`);
+  }
+  const client = new SpotClient({
+    baseUrl: 'http://backtest.invalid',
+    credentials,
+    tier: settings.exchange.tier,
+    restHeadroom: settings.exchange.rest_headroom,
+    nonceSource: new InProcessNonceSource({ clock }),
+    nonceWindow: settings.exchange.nonce_window,
+    clock,
+    transport: venue.transport,
+  });
+  const bus = new ReplayBus({ connection: redis, prefix, clock });
+  const flags = new ControlFlags({ connection: redis, prefix, clock });
+  const registry = new Registry();
+  const events = new RecordedEvents({
+    rows: o.rows(),
+    markets: venue.ctx.markets,
+    market: venue.market,
+    startMs: scan.firstMs,
+    endMs: scan.lastMs,
+    lookaheadMs: LOOKAHEAD_MS,
+  });
+  const simAccount = venue.ctx.accounts.get(account.key) as Account;
+  const simPairs = pairNames.map((n) => venue.ctx.markets.requirePair(n));
+  const ratecountMax = new Map<string, number>();
+  const driver = new ReplayDriver({
+    clock,
+    events,
+    redis: redis.inFlight,
+    startMs: scan.firstMs,
+    endMs: scan.lastMs,
+    simTick: venue.runTicks,
+    onStep: (progress) => {
+      for (const pair of simPairs) {
+        const level = venue.ctx.limits.ratecount(simAccount, pair).level(progress.nowMs);
+        if (level > (ratecountMax.get(pair.altname) ?? 0)) ratecountMax.set(pair.altname, level);
+      }
+      o.onProgress?.(progress);
+    },
+  });
+
+  let executor: ReplayExecutor | undefined;
+  let runner: RunnerRole | undefined;
+  const startBot = async (): Promise<void> => {
+    await flags.watch(1_000, clock);
+    const pairs: PairInfo[] = await loadPairs(client, pairNames);
+    const base: RoleBase = {
+      clock,
+      redis,
+      client,
+      apiKey: credentials.apiKey,
+      pairs,
+      flags,
+      bus,
+      own: () => undefined,
+      close: () => Promise.resolve(),
+    };
+    executor = new ReplayExecutor({
+      client,
+      bus,
+      redis,
+      pairs,
+      instance: settings.instance,
+      config: settings.executor,
+      // Under the run's prefix: the key's live model (makerd:ratecount:...) is not the replay's.
+      ratecountKey: `${prefix}:ratecount`,
+      flags,
+      metrics: new ExecutorMetrics(registry),
+      clock,
+      log: o.log.child({ component: 'executor' }),
+    });
+    await executor.start();
+    runner = await startRunnerRole({
+      settings,
+      log: o.log,
+      registry,
+      strategiesDir: o.strategiesDir,
+      base,
+      clock,
+    });
+  };
+  try {
+    venue.transport.latencyMs = 0;
+    await startBot();
+    venue.transport.latencyMs = o.latencyMs;
+    await driver.run();
+    await driver.drain(
+      (async () => {
+        await runner?.stop();
+        await executor?.stop();
+        await flags.unwatch();
+      })(),
+    );
+  } finally {
+    await bus.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+  }
+
+  return {
+    startMs: scan.firstMs,
+    endMs: scan.lastMs,
+    wallMs: performance.now() - wallStart,
+    events: driver.events,
+    latencyMs: o.latencyMs,
+    pairs: simPairs.map((pair) => {
+      const trades = venue.ctx.engine.trades(simAccount).filter((t) => t.pair.id === pair.id);
+      const top = venue.ctx.engine.top?.(pair);
+      const mark =
+        top?.bid !== undefined && top.ask !== undefined
+          ? top.bid.plus(top.ask).div(2)
+          : (venue.ctx.engine.lastTrade(pair)?.price ?? pair.initialPrice);
+      return pairResult(
+        pair.altname,
+        trades,
+        mark,
+        ratecountMax.get(pair.altname) ?? 0,
+        venue.transport.refusals.get(pair.id) ??
+          venue.transport.refusals.get(pair.altname) ??
+          new Map(),
+      );
+    }),
+    market: venue.market.stats,
+    rows: events.counts,
+    calls: Object.fromEntries(venue.transport.calls),
+    stepErrors: executor?.stepErrors ?? 0,
+    redisCommands: redis.inFlight.sent,
+  };
+}
+
+/** The seam for src/pnl (issue #33 item 3): today a mark-to-market of the fills only. */
+function pairResult(
+  pair: string,
+  trades: readonly {
+    timeMs: number;
+    side: string;
+    price: Decimal;
+    vol: Decimal;
+    cost: Decimal;
+    fee: Decimal;
+    feeAsset: string;
+    maker: boolean;
+    pair: { base: string };
+  }[],
+  mark: Decimal,
+  ratecountMax: number,
+  refusals: ReadonlyMap<string, number>,
+): PairResult {
+  let base = new Decimal(0);
+  let quote = new Decimal(0);
+  let volume = new Decimal(0);
+  let notional = new Decimal(0);
+  let fees = new Decimal(0);
+  for (const t of trades) {
+    const sign = t.side === 'buy' ? 1 : -1;
+    base = base.plus(t.vol.times(sign));
+    quote = quote.minus(t.cost.times(sign));
+    const feeInQuote = t.feeAsset === t.pair.base ? t.fee.times(t.price) : t.fee;
+    if (t.feeAsset === t.pair.base) base = base.minus(t.fee);
+    else quote = quote.minus(t.fee);
+    volume = volume.plus(t.vol);
+    notional = notional.plus(t.cost);
+    fees = fees.plus(feeInQuote);
+  }
+  return {
+    pair,
+    fills: trades.length,
+    volume: volume.toFixed(),
+    notional: notional.toFixed(),
+    fees: fees.toFixed(),
+    pnl: quote.plus(base.times(mark)).toFixed(),
+    ratecountMax: Math.round(ratecountMax * 100) / 100,
+    refusals: Object.fromEntries(refusals),
+    trades: trades.map((t) => ({
+      timeMs: t.timeMs,
+      side: t.side,
+      price: t.price.toFixed(),
+      volume: t.vol.toFixed(),
+      fee: t.fee.toFixed(),
+      maker: t.maker,
+    })),
+  };
+}
+
+/** The config's pair as the recording names it (its altname), or the one-line refusal. */
+function recordedName(name: string, index: number, present: readonly string[]): string {
+  const known = DEFAULT_PAIRS.find((p) => [p.id, p.altname, p.wsname].includes(name));
+  const altname = known?.altname ?? name;
+  if (present.includes(altname)) return altname;
+  throw new InvalidInputError(
+    `pairs[${index}].pair`,
+    `${name} is not in the recording (it holds ${present.length === 0 ? 'no pair' : present.join(', ')})`,
+  );
+}
+
+/**
+ * The bot's key at the replay's exchange: the config's simulator account (key, tier, balances)
+ * when it names one, else a key made for the run with the paper account's balances.
+ */
+function replayAccount(
+  settings: BotSettings,
+  configDir: string,
+): { credentials: CredentialsInput; account: ReplayAccount } {
+  const source = settings.exchange.credentials;
+  let credentials: CredentialsInput;
+  let simFile: string | undefined;
+  let accountKey: string;
+  if (source.from === 'simulator') {
+    credentials = resolveCredentials(
+      { ...settings.exchange, url: 'http://127.0.0.1' },
+      process.env,
+      configDir,
+    );
+    simFile = resolve(configDir, source.sim_config);
+    accountKey = source.account;
+  } else {
+    credentials = { apiKey: 'backtest-key', apiSecret: randomBytes(32).toString('base64') };
+    simFile = packageFile('config', 'sim.yaml');
+    accountKey = 'paper-key';
+  }
+  const simAccount =
+    simFile === undefined
+      ? undefined
+      : loadSimConfig(simFile).accounts.find((a) => a.key === accountKey);
+  return {
+    credentials,
+    account: {
+      key: credentials.apiKey,
+      secret: credentials.apiSecret,
+      tier: settings.exchange.tier,
+      balances: simAccount?.balances ?? {},
+      nonceWindow: settings.exchange.nonce_window,
+    },
+  };
+}

@@ -1,0 +1,20 @@
+export { CountingRedis, type InFlight } from './counting-redis.js';
+export { ReplayDriver, type DriverOptions, type DriverProgress } from './driver.js';
+export { RecordedEvents, type EventCounts, type MarketEvent } from './recorded-events.js';
+export {
+  RecordedMarket,
+  RECORDED_ASK_KEY,
+  RECORDED_BID_KEY,
+  RECORDED_TAKER_KEY,
+  isRecordedKey,
+  type RecordedLevel,
+  type RecordedMarketStats,
+  type RecordedOrder,
+  type RecordedTrade,
+} from './recorded-market.js';
+export { readRecordingDir } from './recording-dir.js';
+export { scanRecording, type RecordingScan } from './recording-scan.js';
+export { ReplayClock } from './replay-clock.js';
+export { ReplayBus, ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
+export { createReplayVenue, type ReplayAccount, type ReplayVenue } from './replay-venue.js';
+export { DEFAULT_LATENCY_MS, SimTransport, type SimHandler } from './sim-transport.js';

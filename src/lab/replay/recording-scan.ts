@@ -1,0 +1,71 @@
+import { Decimal } from '../../core/index.js';
+import { InvalidInputError } from '../../core/index.js';
+import type { RecordedRow } from '../recording/format.js';
+
+/** What a first pass over a recording learns: the pairs, the span, the pair rules. */
+export interface RecordingScan {
+  readonly rows: number;
+  readonly firstMs: number;
+  readonly lastMs: number;
+  /** Pair altnames with rows (key-wide rows excluded). */
+  readonly pairs: readonly string[];
+  /** The first AssetPairs answer's result, by pair id. */
+  readonly assetPairs: Readonly<Record<string, Record<string, unknown>>> | undefined;
+  /** The first Depth answer's mid per pair, as a starting price. */
+  readonly firstMid: ReadonlyMap<string, string>;
+}
+
+/** Reads the rows once (streamed) within [fromMs, toMs]; an empty recording is refused. */
+export async function scanRecording(
+  rows: AsyncIterable<RecordedRow>,
+  fromMs = -Infinity,
+  toMs = Infinity,
+): Promise<RecordingScan> {
+  let count = 0;
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
+  const pairs = new Set<string>();
+  const firstMid = new Map<string, string>();
+  let assetPairs: Record<string, Record<string, unknown>> | undefined;
+  for await (const row of rows) {
+    if (row.receivedMs < fromMs || row.receivedMs > toMs) continue;
+    count += 1;
+    firstMs = Math.min(firstMs, row.receivedMs);
+    lastMs = Math.max(lastMs, row.receivedMs);
+    if (row.pair !== undefined) pairs.add(row.pair);
+    if (row.body === undefined) continue;
+    if (row.endpoint === 'AssetPairs' && assetPairs === undefined) {
+      assetPairs = resultOf(row.body) as Record<string, Record<string, unknown>> | undefined;
+    } else if (row.endpoint === 'Depth' && row.pair !== undefined && !firstMid.has(row.pair)) {
+      const mid = midOf(row.body);
+      if (mid !== undefined) firstMid.set(row.pair, mid);
+    }
+  }
+  if (count === 0) {
+    throw new InvalidInputError(
+      '--data',
+      Number.isFinite(fromMs) || Number.isFinite(toMs)
+        ? 'the recording has no rows between --from and --to'
+        : 'the recording is empty (no rows)',
+    );
+  }
+  return { rows: count, firstMs, lastMs, pairs: [...pairs].sort(), assetPairs, firstMid };
+}
+
+function resultOf(body: string): unknown {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown[]; result?: unknown };
+    return (parsed.error?.length ?? 0) > 0 ? undefined : parsed.result;
+  } catch {
+    return undefined;
+  }
+}
+
+function midOf(body: string): string | undefined {
+  const result = resultOf(body) as Record<string, { bids?: string[][]; asks?: string[][] }>;
+  const book = result === undefined ? undefined : Object.values(result)[0];
+  const bid = book?.bids?.[0]?.[0];
+  const ask = book?.asks?.[0]?.[0];
+  if (bid === undefined || ask === undefined) return undefined;
+  return new Decimal(bid).plus(ask).div(2).toFixed();
+}

@@ -1,0 +1,110 @@
+import { InvalidInputError } from '../../core/index.js';
+import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../sim/defaults.js';
+import type { PairConfig } from '../../sim/config.js';
+import type { SimContext } from '../../sim/context.js';
+import { routesFor } from '../../sim/endpoints/index.js';
+import { Router } from '../../sim/http/router.js';
+import { SimServer } from '../../sim/http/server.js';
+import { createSimContext } from '../../sim/simulator.js';
+import type { ReplayClock } from './replay-clock.js';
+import type { RecordingScan } from './recording-scan.js';
+import { RecordedMarket } from './recorded-market.js';
+import { SimTransport } from './sim-transport.js';
+
+export interface ReplayAccount {
+  readonly key: string;
+  readonly secret: string;
+  readonly tier: string;
+  readonly balances: Readonly<Record<string, string>>;
+  readonly nonceWindow: number;
+}
+
+export interface ReplayVenue {
+  readonly ctx: SimContext;
+  readonly server: SimServer;
+  readonly transport: SimTransport;
+  readonly market: RecordedMarket;
+  readonly runTicks: (nowMs: number) => void;
+}
+
+/**
+ * The simulator of a backtest, in-process on the replay clock: the recording's pairs (its
+ * AssetPairs answer's rules and fees, else the simulator's defaults of the same name), no
+ * background market, limits enforced, one account for the bot; its server answered through a
+ * SimTransport, its engine driven by a RecordedMarket.
+ */
+export function createReplayVenue(options: {
+  readonly scan: RecordingScan;
+  readonly pairs: readonly string[];
+  readonly account: ReplayAccount;
+  readonly clock: ReplayClock;
+  readonly latencyMs: number;
+}): ReplayVenue {
+  const { scan, account, clock } = options;
+  const { ctx, runTicks } = createSimContext({
+    clock,
+    idSeed: 1,
+    config: {
+      assets: DEFAULT_ASSETS,
+      pairs: options.pairs.map((name) => pairConfig(scan, name)),
+      accounts: [
+        {
+          key: account.key,
+          secret: account.secret,
+          tier: account.tier,
+          balances: account.balances,
+          nonce_window: account.nonceWindow,
+        },
+      ],
+      background: { enabled: false },
+      enforce_limits: true,
+    },
+  });
+  const router = new Router();
+  router.add(routesFor(ctx));
+  const server = new SimServer(ctx, router, runTicks);
+  const transport = new SimTransport(server, clock, options.latencyMs);
+  return { ctx, server, transport, market: new RecordedMarket(ctx), runTicks };
+}
+
+/** A pair's rules from the recorded AssetPairs answer, else the simulator's default of that name. */
+function pairConfig(scan: RecordingScan, altname: string): PairConfig {
+  const initial = scan.firstMid.get(altname);
+  const recorded = Object.entries(scan.assetPairs ?? {}).find(([, p]) => p['altname'] === altname);
+  if (recorded !== undefined) {
+    const [id, p] = recorded;
+    const known = new Set(DEFAULT_ASSETS.map((a) => a.id));
+    for (const asset of [p['base'], p['quote']]) {
+      if (!known.has(String(asset))) {
+        throw new InvalidInputError(
+          '--data',
+          `pair ${altname} trades asset ${String(asset)}, which the replay does not know (known: ${[...known].join(', ')})`,
+        );
+      }
+    }
+    return {
+      id,
+      altname,
+      wsname: String(p['wsname']),
+      base: String(p['base']),
+      quote: String(p['quote']),
+      pair_decimals: Number(p['pair_decimals']),
+      lot_decimals: Number(p['lot_decimals']),
+      cost_decimals: Number(p['cost_decimals']),
+      ordermin: String(p['ordermin']),
+      costmin: String(p['costmin']),
+      tick_size: String(p['tick_size']),
+      fees: p['fees'] as [number, number][],
+      fees_maker: p['fees_maker'] as [number, number][],
+      initial_price: initial ?? '1',
+    };
+  }
+  const fallback = DEFAULT_PAIRS.find((p) => p.altname === altname);
+  if (fallback === undefined) {
+    throw new InvalidInputError(
+      '--data',
+      `pair ${altname}: the recording holds no AssetPairs answer and the simulator has no such pair`,
+    );
+  }
+  return initial === undefined ? fallback : { ...fallback, initial_price: initial };
+}

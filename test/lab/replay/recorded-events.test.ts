@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import { RecordedEvents, type RecordedMarket } from '../../../src/lab/replay/index.js';
+import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../../src/sim/defaults.js';
+import { Markets } from '../../../src/sim/markets.js';
+import { fromArray } from './synth-recording.js';
+
+const T0 = Date.UTC(2026, 10, 1);
+const s = (ms: number): number => (T0 + ms) / 1000;
+
+function row(endpoint: RecordedRow['endpoint'], at: number, result: unknown, pair?: string) {
+  return {
+    askedMs: T0 + at - 10,
+    receivedMs: T0 + at + 10,
+    endpoint,
+    pair,
+    body: JSON.stringify({ error: [], result }),
+  };
+}
+
+/** Applies every event in turn, saying what landed when. */
+async function replay(rows: RecordedRow[]): Promise<{ seen: string[]; events: RecordedEvents }> {
+  const seen: string[] = [];
+  const at = (what: string) => seen.push(`${what}@${now - T0}`);
+  let now = T0;
+  const market = {
+    applyDepth: (_p: unknown, bids: { price: { toFixed(): string } }[]) =>
+      at(`depth ${bids[0]?.price.toFixed()}`),
+    applyTrade: (_p: unknown, t: { price: { toFixed(): string }; side: string }) =>
+      at(`trade ${t.side} ${t.price.toFixed()}`),
+    applyLevel3: (_p: unknown, bids: { id: string }[]) =>
+      at(`level3 ${bids.map((b) => b.id).join(',')}`),
+    setMode: (mode: string) => at(`mode ${mode}`),
+    setOwnOrders: (o: { id: string }[]) => at(`own ${o.map((x) => x.id).join(',')}`),
+  } as unknown as RecordedMarket;
+  const events = new RecordedEvents({
+    rows: fromArray(rows),
+    markets: new Markets(DEFAULT_ASSETS, DEFAULT_PAIRS),
+    market,
+    startMs: T0,
+    endMs: T0 + 60_000,
+    lookaheadMs: 60_000,
+  });
+  for (;;) {
+    const event = await events.peek(now);
+    if (event === undefined) break;
+    events.shift();
+    now = event.atMs;
+    event.apply();
+  }
+  return { seen, events };
+}
+
+describe('RecordedEvents', () => {
+  it('applies each trade at its own time, once, and books at the middle of their request', async () => {
+    const { seen, events } = await replay([
+      row('Depth', 1_000, { XXBTZUSD: { bids: [['60000.0', '1', 0]], asks: [] } }, 'XBTUSD'),
+      row(
+        'Trades',
+        5_000,
+        {
+          XXBTZUSD: [
+            ['60000.0', '0.1', s(-3_000), 's', 'l', '', 7],
+            ['60000.0', '0.1', s(2_000), 's', 'l', '', 8],
+            ['60001.0', '0.1', s(3_000), 'b', 'l', '', 9],
+          ],
+          last: '0',
+        },
+        'XBTUSD',
+      ),
+      row('SystemStatus', 6_000, { status: 'post_only', timestamp: '' }),
+      row(
+        'Trades',
+        9_000,
+        {
+          XXBTZUSD: [
+            ['60001.0', '0.1', s(3_000), 'b', 'l', '', 9],
+            ['59999.0', '0.2', s(8_000), 's', 'l', '', 10],
+          ],
+          last: '0',
+        },
+        'XBTUSD',
+      ),
+      row(
+        'Level3',
+        9_500,
+        {
+          pair: 'XBTUSD',
+          bids: [{ price: '1.0', qty: '1', order_id: 'OA', timestamp: 1 }],
+          asks: [],
+        },
+        'XBTUSD',
+      ),
+      row('OpenOrders', 9_800, {
+        open: {
+          OX: {
+            descr: { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', price: '1.0' },
+            vol: '1',
+            vol_exec: '0',
+          },
+        },
+      }),
+    ]);
+    assert.deepEqual(seen, [
+      'depth 60000@1000',
+      'trade sell 60000@2000',
+      'trade buy 60001@3000',
+      'mode post_only@6000',
+      'trade sell 59999@8000',
+      'level3 OA@9500',
+      'own OX@9800',
+    ]);
+    assert.equal(events.counts.duplicateTrades, 1);
+    assert.equal(events.counts.tradesBeforeStart, 1);
+  });
+
+  it('counts an error answer as unusable and goes on', async () => {
+    const { seen, events } = await replay([
+      { askedMs: T0, receivedMs: T0 + 5, endpoint: 'Depth', pair: 'XBTUSD', error: 'ECONNRESET' },
+      row('SystemStatus', 1_000, { status: 'online', timestamp: '' }),
+    ]);
+    assert.deepEqual(seen, ['mode online@1000']);
+    assert.equal(events.counts.unusable, 1);
+  });
+});
