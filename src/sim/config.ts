@@ -63,26 +63,82 @@ export const DecayConfig = Type.Object({
   decay_per_sec: Type.Number({ exclusiveMinimum: 0 }),
 });
 
+/** Takers who know where fair value will be and trade only toward it: adverse selection. */
+export const InformedConfig = Type.Object(
+  {
+    /** Share of taker arrivals that are informed (0 = every taker is noise, the old market). */
+    share: Type.Number({ minimum: 0, maximum: 1, default: 0.7 }),
+    /** How far ahead an informed taker knows fair value, in seconds. */
+    horizon_s: Type.Number({ exclusiveMinimum: 0, maximum: 300, default: 10 }),
+    /** Mean informed order notional as a multiple of `taker_notional`: they size up on news. */
+    size_factor: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 3 }),
+  },
+  { default: {} },
+);
+
+/** Calm and volatile periods, switching as a two-state Markov chain per pair. */
+export const RegimeConfig = Type.Object(
+  {
+    /** Volatility multiplier in the volatile regime; 1 = one regime, as the old market. */
+    volatile_factor: Type.Number({ minimum: 1, maximum: 100, default: 3 }),
+    /** Background half-spread multiplier in the volatile regime: makers widen when it moves. */
+    volatile_spread_factor: Type.Number({ minimum: 1, maximum: 100, default: 2 }),
+    /** Mean time spent in each regime before switching, in seconds. */
+    calm_mean_s: Type.Number({ exclusiveMinimum: 0, default: 240 }),
+    volatile_mean_s: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  },
+  { default: {} },
+);
+
+/** Order sizes: Pareto around the configured mean notionals, capped. */
+export const SizeConfig = Type.Object(
+  {
+    /** Pareto tail index (above 1, smaller = heavier); 0 = uniform ±50 %, the old market. */
+    tail_alpha: Type.Number({ minimum: 0, maximum: 10, default: 1.6 }),
+    /** No order above this multiple of its mean notional. */
+    max_factor: Type.Number({ minimum: 1, maximum: 1000, default: 25 }),
+  },
+  { default: {} },
+);
+
+/** The background makers' queues: several orders per level, cancelled and replaced at random. */
+export const MakerConfig = Type.Object(
+  {
+    /** Orders resting at each background level, sharing `level_notional`. */
+    orders_per_level: Type.Integer({ minimum: 1, maximum: 20, default: 3 }),
+    /**
+     * Cancel-and-replace events per second per pair: each cancels one background order chosen at
+     * random (any level, any queue position) and places a fresh one at the back of its level.
+     */
+    cancels_per_sec: Type.Number({ minimum: 0, maximum: 1000, default: 3 }),
+  },
+  { default: {} },
+);
+
 export const BackgroundConfig = Type.Object(
   {
     enabled: Type.Boolean({ default: true }),
     seed: Type.Integer({ default: 1 }),
     /** How often the synthetic participants act. */
     step_ms: Type.Integer({ minimum: 10, default: 250 }),
-    /** Standard deviation of the fair value's log-return per second. */
+    /** Standard deviation of the fair value's log-return per second (calm regime). */
     volatility_per_sec: Type.Number({ minimum: 0, default: 0.0004 }),
     /** Mean number of taker orders per second per pair. */
     takers_per_sec: Type.Number({ minimum: 0, default: 1.5 }),
     /** Resting levels per side kept around fair value. */
     levels: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
-    /** Half-spread of the background quotes as a fraction of fair value. */
+    /** Half-spread of the background quotes as a fraction of fair value (calm regime). */
     half_spread: Type.Number({ minimum: 0, default: 0.0005 }),
     /** Distance between background levels as a fraction of fair value. */
     level_step: Type.Number({ exclusiveMinimum: 0, default: 0.0004 }),
-    /** Notional in USD per background level (randomized ±50 %), converted through <quote>/USD. */
+    /** Mean notional in USD per background level, converted through <quote>/USD. */
     level_notional: Type.Number({ exclusiveMinimum: 0, default: 20000 }),
     /** Mean taker order notional in USD. */
     taker_notional: Type.Number({ exclusiveMinimum: 0, default: 3000 }),
+    informed: InformedConfig,
+    regimes: RegimeConfig,
+    sizes: SizeConfig,
+    makers: MakerConfig,
   },
   { default: {} },
 );
@@ -148,6 +204,14 @@ export function loadSimConfig(file: string): SimConfig {
 }
 
 function checkReferences(config: SimConfig): void {
+  const alpha = config.background.sizes.tail_alpha;
+  if (alpha !== 0 && alpha <= 1) {
+    // A Pareto tail at or below 1 has no mean, so the configured notionals would mean nothing.
+    throw new InvalidInputError(
+      'sim.background.sizes.tail_alpha',
+      `must be 0 (uniform sizes) or above 1, got ${alpha}`,
+    );
+  }
   const assets = new Set(config.assets.map((a) => a.id));
   config.pairs.forEach((p, i) => {
     for (const side of ['base', 'quote'] as const) {

@@ -17,6 +17,8 @@ export interface BackgroundControl {
   resume(): void;
   fairValue(pairId: string): string | undefined;
   setFairValue(pairId: string, price: string): void;
+  /** The pair's volatility regime (`calm` or `volatile`), for reports and benchmarks. */
+  regime(pairId: string): 'calm' | 'volatile' | undefined;
 }
 
 /**

@@ -6,8 +6,11 @@ import type { OrderSpec, Side } from '../engine/types.js';
 import { SimError, invalidArguments } from '../errors.js';
 import type { SimPair } from '../markets.js';
 import type { Account } from '../state/accounts.js';
+import { FairValuePath } from './fair-value-path.js';
+import { sizeFactor } from './order-sizes.js';
 import { ladder, onTick, stepTicks, volumeFor } from './quote-ladder.js';
 import { RandomSource } from './random-source.js';
+import { spreadFactor, type Regime } from './regimes.js';
 
 /**
  * What the background market uses of the simulator. The rest of a SimContext may be passed along
@@ -43,12 +46,12 @@ interface Quote {
 
 interface PairState {
   readonly pair: SimPair;
-  fairValue: Decimal;
+  readonly path: FairValuePath;
   /** Fair value when the grid was last sized. */
   gridAnchor: Decimal;
   stepTicks: number;
-  /** Background maker orders believed open, keyed `side:price`. */
-  readonly quotes: Map<string, Quote>;
+  /** Background maker orders believed open, keyed `side:price`, front of the queue first. */
+  readonly quotes: Map<string, Quote[]>;
 }
 
 export interface BackgroundStats {
@@ -56,14 +59,21 @@ export interface BackgroundStats {
   readonly placed: number;
   /** Placements the engine refused (funds, minimums...): counted, never fatal. */
   readonly rejected: number;
+  /** Orders of informed takers (a subset of `placed`). */
+  readonly informed: number;
+  /** Background orders cancelled at random and replaced at the back of their level. */
+  readonly requoted: number;
 }
 
 /**
  * Synthetic participants that make the simulated market move: per pair a fair value on a
- * geometric random walk, a ladder of resting orders around it (refreshed as it moves and as
- * levels fill) and takers arriving as a Poisson process that trade against whatever is best,
- * user orders included. Seeded, and driven only by `step(nowMs)` from the simulator's tick, so
- * the same seed and the same clock give the same prints.
+ * geometric random walk with calm and volatile regimes, a ladder of resting orders around it
+ * (several per level, refreshed as it moves and as levels fill, some cancelled and replaced at
+ * random) and takers arriving as a Poisson process that trade against whatever is best, user
+ * orders included. Some takers are informed: they know fair value a few seconds ahead and trade
+ * only toward it, which is what makes resting quotes lose to the flow that fills them. Sizes are
+ * heavy-tailed. Seeded, and driven only by `step(nowMs)` from the simulator's tick, so the same
+ * seed and the same clock give the same prints (docs/simulator.md, "Background flow").
  *
  * It calls the engine directly: no REST counter, no ratecount. It leaves the book alone unless
  * the status is `online` (the spec: no trades otherwise); fair value keeps walking meanwhile.
@@ -82,16 +92,30 @@ export class BackgroundMarket implements BackgroundControl {
   #steps = 0;
   #placed = 0;
   #rejected = 0;
+  #informed = 0;
+  #requoted = 0;
 
   constructor(deps: BackgroundDeps, config: BackgroundConfig) {
     this.#deps = deps;
     this.#config = config;
     this.#rng = new RandomSource(config.seed);
     this.#paused = !config.enabled;
+    const dtSec = config.step_ms / 1000;
+    // Only informed takers look ahead: without them nothing is drawn in advance.
+    const aheadSteps =
+      config.informed.share > 0
+        ? Math.max(1, Math.round((config.informed.horizon_s * 1000) / config.step_ms))
+        : 0;
     for (const pair of deps.markets.pairs) {
+      const path = new FairValuePath(pair.initialPrice, this.#rng, {
+        volatilityPerSec: config.volatility_per_sec,
+        dtSec,
+        aheadSteps,
+        regimes: config.regimes,
+      });
       this.#pairs.set(pair.id, {
         pair,
-        fairValue: pair.initialPrice,
+        path,
         gridAnchor: pair.initialPrice,
         stepTicks: stepTicks(pair, pair.initialPrice, config.level_step),
         quotes: new Map(),
@@ -104,7 +128,13 @@ export class BackgroundMarket implements BackgroundControl {
   }
 
   get stats(): BackgroundStats {
-    return { steps: this.#steps, placed: this.#placed, rejected: this.#rejected };
+    return {
+      steps: this.#steps,
+      placed: this.#placed,
+      rejected: this.#rejected,
+      informed: this.#informed,
+      requoted: this.#requoted,
+    };
   }
 
   pause(): void {
@@ -120,7 +150,12 @@ export class BackgroundMarket implements BackgroundControl {
 
   fairValue(pairId: string): string | undefined {
     const state = this.#state(pairId);
-    return state === undefined ? undefined : onTick(state.pair, state.fairValue, false).toFixed();
+    return state === undefined ? undefined : onTick(state.pair, state.path.fair, false).toFixed();
+  }
+
+  /** The pair's volatility regime now. */
+  regime(pairId: string): Regime | undefined {
+    return this.#state(pairId)?.path.regime;
   }
 
   /** Moves fair value outright (admin API); the ladder follows at the next step. */
@@ -134,7 +169,7 @@ export class BackgroundMarket implements BackgroundControl {
       throw invalidArguments('price');
     }
     if (!value.gt(0)) throw invalidArguments('price');
-    state.fairValue = value;
+    state.path.set(value);
     this.#regrid(state);
     this.#live = true;
   }
@@ -143,7 +178,7 @@ export class BackgroundMarket implements BackgroundControl {
   indexPrice(pairId: string): Decimal | undefined {
     const state = this.#state(pairId);
     if (state === undefined || !this.#live) return undefined;
-    return onTick(state.pair, state.fairValue, false);
+    return onTick(state.pair, state.path.fair, false);
   }
 
   /** Runs every step due by `nowMs` (one every `step_ms`); the first call acts at once. */
@@ -175,87 +210,148 @@ export class BackgroundMarket implements BackgroundControl {
     if (online) this.#ensureAccounts();
     const dtSec = this.#config.step_ms / 1000;
     for (const state of this.#pairs.values()) {
-      this.#walk(state, dtSec);
+      this.#walk(state);
       if (!online) continue;
+      this.#cancelSome(state, dtSec);
       this.#requote(state);
       this.#takers(state, dtSec);
     }
   }
 
-  #walk(state: PairState, dtSec: number): void {
-    const sigma = this.#config.volatility_per_sec * Math.sqrt(dtSec);
-    const z = this.#rng.gaussian();
-    if (sigma === 0) return;
-    const factor = new Decimal(Math.exp(sigma * z));
-    state.fairValue = state.fairValue.times(factor).toSignificantDigits(15);
-    const drift = state.fairValue.div(state.gridAnchor).minus(1).abs();
+  #walk(state: PairState): void {
+    state.path.advance();
+    const drift = state.path.fair.div(state.gridAnchor).minus(1).abs();
     if (drift.gt(REGRID_DRIFT)) this.#regrid(state);
   }
 
   #regrid(state: PairState): void {
-    state.gridAnchor = state.fairValue;
-    state.stepTicks = stepTicks(state.pair, state.fairValue, this.#config.level_step);
+    state.gridAnchor = state.path.fair;
+    state.stepTicks = stepTicks(state.pair, state.path.fair, this.#config.level_step);
+  }
+
+  /** The background's half-spread now: makers widen in the volatile regime. */
+  #halfSpread(state: PairState): number {
+    return this.#config.half_spread * spreadFactor(state.path.regime, this.#config.regimes);
   }
 
   /**
-   * Cancels quotes that are off the ladder, then fills the ladder's empty levels. A level that
-   * was filled comes back at a fresh random size; a level still resting keeps its queue place.
+   * Makers changing their mind: orders picked at random among the pair's background orders
+   * (any level, any place in its queue) are cancelled; the requote that follows puts a fresh
+   * one at the back of the level. Queues so shrink from the front and the middle, not only
+   * from trades.
+   */
+  #cancelSome(state: PairState, dtSec: number): void {
+    const maker = this.#maker as Account;
+    const events = this.#rng.poisson(this.#config.makers.cancels_per_sec * dtSec);
+    for (let e = 0; e < events; e++) {
+      const all = [...state.quotes.values()].flat();
+      if (all.length === 0) return;
+      const victim = all[Math.floor(this.#rng.uniform() * all.length)] as Quote;
+      const key = quoteKey(victim.side, victim.price);
+      const rest = (state.quotes.get(key) ?? []).filter((q) => q !== victim);
+      if (rest.length > 0) state.quotes.set(key, rest);
+      else state.quotes.delete(key);
+      const order = this.#deps.engine.order(victim.txid);
+      if (order === undefined || !isResting(order.status)) continue;
+      this.#guard(() => this.#deps.engine.cancel(maker, order));
+      this.#requoted += 1;
+    }
+  }
+
+  /**
+   * Cancels quotes that are off the ladder, then tops every ladder level up to its number of
+   * orders. Orders still resting keep their queue place; new ones join the back at a fresh
+   * random size.
    */
   #requote(state: PairState): void {
     const { engine } = this.#deps;
     const maker = this.#maker as Account;
-    const target = ladder(state.pair, state.fairValue, {
+    const perLevel = this.#config.makers.orders_per_level;
+    const target = ladder(state.pair, state.path.fair, {
       levels: this.#config.levels,
-      halfSpread: this.#config.half_spread,
+      halfSpread: this.#halfSpread(state),
       stepTicks: state.stepTicks,
     });
     const wanted = new Map<string, { side: Side; price: Decimal }>();
     for (const price of target.bids) wanted.set(quoteKey('buy', price), { side: 'buy', price });
     for (const price of target.asks) wanted.set(quoteKey('sell', price), { side: 'sell', price });
 
-    for (const [key, quote] of state.quotes) {
-      const order = engine.order(quote.txid);
-      const resting =
-        order !== undefined && (order.status === 'open' || order.status === 'pending');
-      if (!resting) {
+    for (const [key, list] of state.quotes) {
+      const orders = list.flatMap((q) => {
+        const order = engine.order(q.txid);
+        return order !== undefined && isResting(order.status) ? [order] : [];
+      });
+      if (!wanted.has(key)) {
+        for (const order of orders) this.#guard(() => engine.cancel(maker, order));
         state.quotes.delete(key);
-      } else if (!wanted.has(key)) {
-        this.#guard(() => engine.cancel(maker, order));
+      } else if (orders.length === 0) {
         state.quotes.delete(key);
+      } else {
+        state.quotes.set(
+          key,
+          list.filter((q) => orders.some((o) => o.txid === q.txid)),
+        );
       }
     }
+    const mean = this.#config.level_notional / perLevel;
     for (const [key, level] of wanted) {
-      if (state.quotes.has(key)) continue;
-      const notional = this.#config.level_notional * this.#rng.between(0.5, 1.5);
-      const volume = volumeFor(state.pair, this.#inQuote(state, notional), level.price);
-      const order = this.#guard(() =>
-        engine.place(maker, limitSpec(state.pair, level.side, volume, level.price, 'GTC')),
-      );
-      if (order === undefined) continue;
-      this.#placed += 1;
-      if (order.status === 'open' || order.status === 'pending') {
-        state.quotes.set(key, { side: level.side, price: level.price, txid: order.txid });
+      const list = state.quotes.get(key) ?? [];
+      for (let n = list.length; n < perLevel; n++) {
+        const notional = mean * sizeFactor(this.#rng, this.#sizes());
+        const volume = volumeFor(state.pair, this.#inQuote(state, notional), level.price);
+        const order = this.#guard(() =>
+          engine.place(maker, limitSpec(state.pair, level.side, volume, level.price, 'GTC')),
+        );
+        if (order === undefined) continue;
+        this.#placed += 1;
+        if (isResting(order.status)) {
+          list.push({ side: level.side, price: level.price, txid: order.txid });
+        }
       }
+      if (list.length > 0) state.quotes.set(key, list);
     }
   }
 
-  /** Immediate-or-cancel limits a few levels past the touch: they take what is best, then stop. */
+  #sizes(): { tailAlpha: number; maxFactor: number } {
+    const { tail_alpha, max_factor } = this.#config.sizes;
+    return { tailAlpha: tail_alpha, maxFactor: max_factor };
+  }
+
+  /**
+   * Immediate-or-cancel limits a few levels past the touch: they take what is best, then stop.
+   * A noise taker picks its side by a coin; an informed one trades toward the fair value it
+   * knows ahead and pays no more than that value, so it only takes quotes that are stale.
+   */
   #takers(state: PairState, dtSec: number): void {
     const taker = this.#taker as Account;
+    const { share } = this.#config.informed;
+    const fair = state.path.fair;
     const arrivals = this.#rng.poisson(this.#config.takers_per_sec * dtSec);
     for (let i = 0; i < arrivals; i++) {
-      const side: Side = this.#rng.uniform() < 0.5 ? 'buy' : 'sell';
-      const notional = this.#config.taker_notional * this.#rng.between(0.5, 1.5);
-      const reach =
-        this.#config.half_spread + TAKER_REACH_LEVELS * Math.max(this.#config.level_step, 0);
-      const bound = state.fairValue.times(side === 'buy' ? 1 + reach : 1 - reach);
-      const price = onTick(state.pair, bound, side === 'buy');
+      const informed = share > 0 && this.#rng.uniform() < share;
+      const known = state.path.known;
+      if (informed && known.eq(fair)) continue;
+      const side: Side = informed
+        ? known.gt(fair)
+          ? 'buy'
+          : 'sell'
+        : this.#rng.uniform() < 0.5
+          ? 'buy'
+          : 'sell';
+      const mean = this.#config.taker_notional * (informed ? this.#config.informed.size_factor : 1);
+      const notional = mean * sizeFactor(this.#rng, this.#sizes());
+      const reach = this.#halfSpread(state) + TAKER_REACH_LEVELS * this.#config.level_step;
+      const bound = informed ? known : fair.times(side === 'buy' ? 1 + reach : 1 - reach);
+      // A noise taker's limit rounds outward; an informed one's inward, never past its value.
+      const price = onTick(state.pair, bound, informed ? side === 'sell' : side === 'buy');
       if (!price.gt(0)) continue;
-      const volume = volumeFor(state.pair, this.#inQuote(state, notional), state.fairValue);
+      const volume = volumeFor(state.pair, this.#inQuote(state, notional), fair);
       const order = this.#guard(() =>
         this.#deps.engine.place(taker, limitSpec(state.pair, side, volume, price, 'IOC')),
       );
-      if (order !== undefined) this.#placed += 1;
+      if (order === undefined) continue;
+      this.#placed += 1;
+      if (informed) this.#informed += 1;
     }
   }
 
@@ -281,7 +377,7 @@ export class BackgroundMarket implements BackgroundControl {
     if (state.pair.quote === USD) return amount;
     for (const other of this.#pairs.values()) {
       if (other.pair.base === state.pair.quote && other.pair.quote === USD) {
-        return amount.div(other.fairValue);
+        return amount.div(other.path.fair);
       }
     }
     return amount;
@@ -341,6 +437,10 @@ export class BackgroundMarket implements BackgroundControl {
     const pair = this.#deps.markets.pair(pairName);
     return pair === undefined ? undefined : this.#pairs.get(pair.id);
   }
+}
+
+function isResting(status: string): boolean {
+  return status === 'open' || status === 'pending';
 }
 
 function quoteKey(side: Side, price: Decimal): string {

@@ -17,11 +17,6 @@ export class RandomSource {
     return uniformFloat64(this.#rng);
   }
 
-  /** Uniform in [min, max). */
-  between(min: number, max: number): number {
-    return min + (max - min) * this.uniform();
-  }
-
   /** Standard normal (Box-Muller; one draw of the pair is enough here). */
   gaussian(): number {
     const u1 = 1 - this.uniform();
