@@ -11,6 +11,7 @@ import {
 } from '../exchange/index.js';
 import { ExecutorMetrics } from '../executor/index.js';
 import { pairReport } from '../lab/backtest-report.js';
+import type { LedgerTrade } from '../lab/fidelity.js';
 import type { RecordedRow } from '../lab/recording/format.js';
 import type { PairReport } from '../lab/report/index.js';
 import {
@@ -76,6 +77,10 @@ export interface PairResult {
   readonly ratecountMax: number;
   /** Order-entry refusals by the exchange's error string. */
   readonly refusals: Readonly<Record<string, number>>;
+  /** The last mid the bot saw (what PnL is marked at). */
+  readonly mark: string | undefined;
+  /** Our executions as the replay's exchange booked them (for the fidelity comparison). */
+  readonly ledger: readonly LedgerTrade[];
 }
 
 export interface BacktestResult {
@@ -234,6 +239,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   }
 
   const role = runner as RunnerRole;
+  const marks: (string | undefined)[] = [];
   const reports = simPairs.map((simPair) => {
     const pair = pairInfoOf(role, simPair.id);
     const pnl = role.pnl.pairPnl(simPair.id);
@@ -241,9 +247,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     // Fills whose 60 s markout was still pending at the end go in with what is known.
     const pending = pnl.fills().filter((f) => f.markouts.some((m) => m.value === undefined));
     const fills = [...(settled.get(simPair.id) ?? []), ...pending].sort((a, b) => a.atMs - b.atMs);
+    const summary = pnl.summary();
+    marks.push(summary.mark?.toFixed());
     return pairReport(
       pair,
-      { summary: pnl.summary(), series: pnl.series(), fills },
+      { summary, series: pnl.series(), fills },
       MATCHING_ENGINE[settings.exchange.tier].max,
     );
   });
@@ -267,6 +275,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         pnl: r.summary.pnl,
         ratecountMax: Math.round((ratecountMax.get(simPair.altname) ?? 0) * 100) / 100,
         refusals: Object.fromEntries(refusals),
+        mark: marks[i],
+        ledger: venue.ctx.engine
+          .trades(simAccount)
+          .filter((t) => t.pair.id === simPair.id)
+          .map((t) => ({
+            timeMs: t.timeMs,
+            side: t.side,
+            price: t.price,
+            volume: t.vol,
+            fee: t.feeAsset === t.pair.base ? t.fee.times(t.price) : t.fee,
+          })),
       };
     }),
     reports,
