@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBacktest } from '../src/cli/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
-import { readRecordingDir } from '../src/lab/replay/index.js';
+import { RecordingReader } from '../src/lab/recording/index.js';
 import { silentLogger } from '../src/obs/index.js';
 import { synthesiseRecording, writeRecording } from '../test/lab/replay/synth-recording.js';
 import { envNumber } from './support/load.js';
@@ -114,7 +114,7 @@ async function replayOnly(recording: string): Promise<void> {
   const result = await runBacktest({
     settings,
     configDir: dir,
-    rows: () => readRecordingDir(recording),
+    rows: () => new RecordingReader(recording).rows(),
     latencyMs: 5,
     log: silentLogger(),
     strategiesDir: builtInStrategies(),

@@ -1,9 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
-import { DEFAULT_LATENCY_MS, readRecordingDir, type DriverProgress } from '../lab/replay/index.js';
+import { dataProblems } from '../lab/backtest-report.js';
+import { RecordingReader } from '../lab/recording/index.js';
+import { DEFAULT_LATENCY_MS, type DriverProgress } from '../lab/replay/index.js';
+import { writeReport, type BacktestReport, type Fidelity } from '../lab/report/index.js';
 import { createLogger } from '../obs/index.js';
-import { runBacktest, type BacktestResult } from './backtest-run.js';
+import { recordedName, runBacktest, type BacktestResult } from './backtest-run.js';
 import { LiveTerminal } from './live-terminal.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 
@@ -15,6 +18,13 @@ export interface BacktestCommandOptions {
   readonly out?: string;
   readonly latencyMs?: string;
   readonly logLevel?: string;
+  /** Live figures of the session the recording was made in (the fidelity test gives them). */
+  readonly fidelity?: (replay: BacktestResult) => Fidelity;
+}
+
+export interface BacktestCommandResult extends BacktestResult {
+  readonly report: BacktestReport;
+  readonly files: { readonly html: string; readonly json: string };
 }
 
 /** Without a terminal, a progress line this often (wall time). */
@@ -22,7 +32,8 @@ const PROGRESS_LINE_MS = 5_000;
 
 /**
  * `makerd backtest`: replays a recording through the bot of a config file (see backtest-run.ts),
- * with a progress bar on stderr, a summary table on stdout and report.json in --out.
+ * with a progress bar and the recording's problems on stderr, a summary table on stdout, and
+ * report.html, report.json and replay.json in --out.
  */
 export async function runBacktestCommand(
   opts: BacktestCommandOptions,
@@ -30,14 +41,24 @@ export async function runBacktestCommand(
     out: process.stdout,
     err: process.stderr,
   },
-): Promise<BacktestResult> {
+): Promise<BacktestCommandResult> {
   const { settings, dir } = loadSettings(opts.config);
   const fromMs = timeOption('--from', opts.from);
   const toMs = timeOption('--to', opts.to);
   const latencyMs = latencyOption(opts.latencyMs);
   const data = resolve(opts.data);
   const outDir = resolve(opts.out ?? `backtest-${stamp(new Date())}`);
+  const reader = new RecordingReader(data);
+  const present = reader.pairs();
+  if (present.length === 0) {
+    throw new InvalidInputError(
+      '--data',
+      `${data} holds no recording (no pair folder of .jsonl.gz files)`,
+    );
+  }
+  const pairs = settings.pairs.map((p, i) => recordedName(p.pair, i, present));
   const terminal = new LiveTerminal(io.err);
+  reader.onProblem((p) => terminal.logStream.write(`backtest: ${p.message}\n`));
   const log = createLogger({
     level: opts.logLevel ?? 'warn',
     base: { role: 'backtest' },
@@ -47,7 +68,12 @@ export async function runBacktestCommand(
   const result = await runBacktest({
     settings,
     configDir: dir,
-    rows: () => readRecordingDir(data),
+    rows: () =>
+      reader.rows({
+        pairs,
+        ...(fromMs === undefined ? {} : { fromMs }),
+        ...(toMs === undefined ? {} : { toMs }),
+      }),
     ...(fromMs === undefined ? {} : { fromMs }),
     ...(toMs === undefined ? {} : { toMs }),
     latencyMs,
@@ -57,15 +83,29 @@ export async function runBacktestCommand(
   });
   terminal.clear();
   io.out.write(summaryTable(result));
-  mkdirSync(outDir, { recursive: true });
-  // The seam for src/lab/report (issue #33 item 4): writeReport(outDir, data) takes over here.
-  const file = join(outDir, 'report.json');
-  writeFileSync(
-    file,
-    `${JSON.stringify({ data, config: opts.config ?? null, ...result }, null, 2)}\n`,
-  );
-  io.out.write(`report: ${file}\n`);
-  return result;
+  const report: BacktestReport = {
+    makerd_report: 1,
+    strategy: result.strategy,
+    run: {
+      dataDir: data,
+      fromMs: result.startMs,
+      toMs: result.endMs,
+      simulatedMs: result.endMs - result.startMs,
+      wallMs: result.wallMs,
+      problems: dataProblems(reader.problems),
+    },
+    pairs: result.reports,
+    ...(opts.fidelity === undefined ? {} : { fidelity: opts.fidelity(result) }),
+  };
+  if (reader.problems.length > 0) {
+    io.out.write(`${reader.problems.length} problem(s) in the recording, listed in the report\n`);
+  }
+  const files = await writeReport(outDir, report);
+  // The engine's side of the run, for whoever tunes the replay: not part of the report.
+  const { reports: _reports, ...engine } = result;
+  await writeFile(join(outDir, 'replay.json'), `${JSON.stringify(engine, null, 2)}\n`);
+  io.out.write(`report: ${files.html}\n`);
+  return { ...result, report, files };
 }
 
 /** Progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
@@ -105,14 +145,27 @@ class Progress {
 
 export function summaryTable(r: BacktestResult): string {
   const rows = [
-    ['pair', 'fills', 'volume', 'notional', 'fees', 'pnl', 'ratecount max', 'refusals'],
+    [
+      'pair',
+      'fills',
+      'volume',
+      'notional',
+      'spread',
+      'inventory',
+      'fees',
+      'pnl',
+      'ratecount max',
+      'refusals',
+    ],
     ...r.pairs.map((p) => [
       p.pair,
       String(p.fills),
       p.volume,
       round(p.notional),
-      round(p.fees),
-      round(p.pnl),
+      round(p.pnl.spread),
+      round(p.pnl.inventory),
+      round(p.pnl.fees),
+      round(p.pnl.total),
       String(p.ratecountMax),
       String(Object.values(p.refusals).reduce((a, b) => a + b, 0)),
     ]),
@@ -123,6 +176,7 @@ export function summaryTable(r: BacktestResult): string {
   const span = r.endMs - r.startMs;
   return (
     `${lines.join('\n')}\n` +
+    `pnl = spread + inventory - fees (quote currency, marked at the last mid)\n` +
     `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
     `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
     `${r.events} events, latency ${r.latencyMs} ms\n`

@@ -2,10 +2,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import { ControlFlags, deleteKeysUnder } from '../bus/index.js';
-import { Decimal, InvalidInputError, type PairInfo } from '../core/index.js';
-import { InProcessNonceSource, SpotClient, type CredentialsInput } from '../exchange/index.js';
+import { InvalidInputError, type PairInfo } from '../core/index.js';
+import {
+  InProcessNonceSource,
+  MATCHING_ENGINE,
+  SpotClient,
+  type CredentialsInput,
+} from '../exchange/index.js';
 import { ExecutorMetrics } from '../executor/index.js';
+import { pairReport } from '../lab/backtest-report.js';
+import type { LedgerTrade } from '../lab/fidelity.js';
 import type { RecordedRow } from '../lab/recording/format.js';
+import type { PairReport } from '../lab/report/index.js';
 import {
   CountingRedis,
   ReplayBus,
@@ -22,6 +30,7 @@ import {
 } from '../lab/replay/index.js';
 import { loadPairs } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
+import type { FillRecord } from '../pnl/index.js';
 import { DEFAULT_PAIRS } from '../sim/defaults.js';
 import { loadSimConfig } from '../sim/config.js';
 import type { Account } from '../sim/state/accounts.js';
@@ -31,6 +40,8 @@ import { packageFile } from './package-file.js';
 import type { RoleBase } from './role-base.js';
 import { startRunnerRole, type RunnerRole } from './runner-role.js';
 
+/** The report's chart resolution at first (PairPnl halves it as the run grows long). */
+const SERIES_EVERY_MS = 1_000;
 /** Trades a Trades answer can hold reach back one poll interval: read rows this far ahead. */
 const LOOKAHEAD_MS = 60_000;
 
@@ -47,6 +58,7 @@ export interface BacktestOptions {
   readonly onProgress?: (progress: DriverProgress) => void;
 }
 
+/** One pair's figures for the summary table; the rest is in `reports`. */
 export interface PairResult {
   readonly pair: string;
   readonly fills: number;
@@ -54,20 +66,21 @@ export interface PairResult {
   readonly volume: string;
   /** Quote volume traded. */
   readonly notional: string;
-  readonly fees: string;
-  /** Cash flow plus the base held valued at the last mid, in the quote currency. */
-  readonly pnl: string;
+  /** PairPnl's split (quote currency): total = spread + inventory − fees. */
+  readonly pnl: {
+    readonly spread: string;
+    readonly inventory: string;
+    readonly fees: string;
+    readonly total: string;
+  };
+  /** The highest ratecount level the exchange counted. */
   readonly ratecountMax: number;
   /** Order-entry refusals by the exchange's error string. */
   readonly refusals: Readonly<Record<string, number>>;
-  readonly trades: readonly {
-    timeMs: number;
-    side: string;
-    price: string;
-    volume: string;
-    fee: string;
-    maker: boolean;
-  }[];
+  /** The last mid the bot saw (what PnL is marked at). */
+  readonly mark: string | undefined;
+  /** Our executions as the replay's exchange booked them (for the fidelity comparison). */
+  readonly ledger: readonly LedgerTrade[];
 }
 
 export interface BacktestResult {
@@ -77,6 +90,10 @@ export interface BacktestResult {
   readonly events: number;
   readonly latencyMs: number;
   readonly pairs: readonly PairResult[];
+  /** Each pair's report part: PnL split, series, every fill, markouts (src/lab/report). */
+  readonly reports: readonly PairReport[];
+  /** The strategies traded, for the report's title. */
+  readonly strategy: string;
   readonly market: RecordedMarketStats;
   readonly rows: EventCounts;
   readonly calls: Readonly<Record<string, number>>;
@@ -153,6 +170,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     },
   });
 
+  const settled = new Map<string, FillRecord[]>();
   let executor: ReplayExecutor | undefined;
   let runner: RunnerRole | undefined;
   const startBot = async (): Promise<void> => {
@@ -191,6 +209,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       strategiesDir: o.strategiesDir,
       base,
       clock,
+      ratecountKey: `${prefix}:ratecount`,
+      replayPnl: {
+        seriesEveryMs: SERIES_EVERY_MS,
+        onFillSettled: (pairId, record) => {
+          const list = settled.get(pairId) ?? [];
+          list.push(record);
+          settled.set(pairId, list);
+        },
+      },
     });
   };
   try {
@@ -211,29 +238,58 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     redis.disconnect();
   }
 
+  const role = runner as RunnerRole;
+  const marks: (string | undefined)[] = [];
+  const reports = simPairs.map((simPair) => {
+    const pair = pairInfoOf(role, simPair.id);
+    const pnl = role.pnl.pairPnl(simPair.id);
+    if (pnl === undefined) throw new Error(`no PnL for ${simPair.altname}`);
+    // Fills whose 60 s markout was still pending at the end go in with what is known.
+    const pending = pnl.fills().filter((f) => f.markouts.some((m) => m.value === undefined));
+    const fills = [...(settled.get(simPair.id) ?? []), ...pending].sort((a, b) => a.atMs - b.atMs);
+    const summary = pnl.summary();
+    marks.push(summary.mark?.toFixed());
+    return pairReport(
+      pair,
+      { summary, series: pnl.series(), fills },
+      MATCHING_ENGINE[settings.exchange.tier].max,
+    );
+  });
   return {
     startMs: scan.firstMs,
     endMs: scan.lastMs,
     wallMs: performance.now() - wallStart,
     events: driver.events,
     latencyMs: o.latencyMs,
-    pairs: simPairs.map((pair) => {
-      const trades = venue.ctx.engine.trades(simAccount).filter((t) => t.pair.id === pair.id);
-      const top = venue.ctx.engine.top?.(pair);
-      const mark =
-        top?.bid !== undefined && top.ask !== undefined
-          ? top.bid.plus(top.ask).div(2)
-          : (venue.ctx.engine.lastTrade(pair)?.price ?? pair.initialPrice);
-      return pairResult(
-        pair.altname,
-        trades,
-        mark,
-        ratecountMax.get(pair.altname) ?? 0,
-        venue.transport.refusals.get(pair.id) ??
-          venue.transport.refusals.get(pair.altname) ??
-          new Map(),
-      );
+    pairs: reports.map((r, i) => {
+      const simPair = simPairs[i] as (typeof simPairs)[number];
+      const refusals =
+        venue.transport.refusals.get(simPair.id) ??
+        venue.transport.refusals.get(simPair.altname) ??
+        new Map<string, number>();
+      return {
+        pair: r.pair,
+        fills: r.summary.fills,
+        volume: r.summary.volumeBase,
+        notional: r.summary.volumeQuote,
+        pnl: r.summary.pnl,
+        ratecountMax: Math.round((ratecountMax.get(simPair.altname) ?? 0) * 100) / 100,
+        refusals: Object.fromEntries(refusals),
+        mark: marks[i],
+        ledger: venue.ctx.engine
+          .trades(simAccount)
+          .filter((t) => t.pair.id === simPair.id)
+          .map((t) => ({
+            timeMs: t.timeMs,
+            side: t.side,
+            price: t.price,
+            volume: t.vol,
+            fee: t.feeAsset === t.pair.base ? t.fee.times(t.price) : t.fee,
+          })),
+      };
     }),
+    reports,
+    strategy: [...new Set(settings.pairs.map((p) => p.strategy.name))].join(', '),
     market: venue.market.stats,
     rows: events.counts,
     calls: Object.fromEntries(venue.transport.calls),
@@ -242,62 +298,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   };
 }
 
-/** The seam for src/pnl (issue #33 item 3): today a mark-to-market of the fills only. */
-function pairResult(
-  pair: string,
-  trades: readonly {
-    timeMs: number;
-    side: string;
-    price: Decimal;
-    vol: Decimal;
-    cost: Decimal;
-    fee: Decimal;
-    feeAsset: string;
-    maker: boolean;
-    pair: { base: string };
-  }[],
-  mark: Decimal,
-  ratecountMax: number,
-  refusals: ReadonlyMap<string, number>,
-): PairResult {
-  let base = new Decimal(0);
-  let quote = new Decimal(0);
-  let volume = new Decimal(0);
-  let notional = new Decimal(0);
-  let fees = new Decimal(0);
-  for (const t of trades) {
-    const sign = t.side === 'buy' ? 1 : -1;
-    base = base.plus(t.vol.times(sign));
-    quote = quote.minus(t.cost.times(sign));
-    const feeInQuote = t.feeAsset === t.pair.base ? t.fee.times(t.price) : t.fee;
-    if (t.feeAsset === t.pair.base) base = base.minus(t.fee);
-    else quote = quote.minus(t.fee);
-    volume = volume.plus(t.vol);
-    notional = notional.plus(t.cost);
-    fees = fees.plus(feeInQuote);
-  }
-  return {
-    pair,
-    fills: trades.length,
-    volume: volume.toFixed(),
-    notional: notional.toFixed(),
-    fees: fees.toFixed(),
-    pnl: quote.plus(base.times(mark)).toFixed(),
-    ratecountMax: Math.round(ratecountMax * 100) / 100,
-    refusals: Object.fromEntries(refusals),
-    trades: trades.map((t) => ({
-      timeMs: t.timeMs,
-      side: t.side,
-      price: t.price.toFixed(),
-      volume: t.vol.toFixed(),
-      fee: t.fee.toFixed(),
-      maker: t.maker,
-    })),
-  };
+function pairInfoOf(runner: RunnerRole, pairId: string): PairInfo {
+  const info = runner.feed.pairs.find((p) => p.id === pairId);
+  if (info === undefined) throw new Error(`the runner has no pair ${pairId}`);
+  return info;
 }
 
 /** The config's pair as the recording names it (its altname), or the one-line refusal. */
-function recordedName(name: string, index: number, present: readonly string[]): string {
+export function recordedName(name: string, index: number, present: readonly string[]): string {
   const known = DEFAULT_PAIRS.find((p) => [p.id, p.altname, p.wsname].includes(name));
   const altname = known?.altname ?? name;
   if (present.includes(altname)) return altname;

@@ -95,6 +95,13 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
       ...(stopAfterMs === undefined ? {} : { stopAfterMs }),
       onRunning: (running) => showStatus(ctx, running, terminal, statusEveryMs, opts.json === true),
     });
+    if (opts.record !== undefined) {
+      // The backtest's default config is the demo's (config/paper.yaml) unless one was given.
+      const config = opts.config === undefined ? '' : ` --config ${resolve(opts.config)}`;
+      ctx.log.info(
+        `demo: replay the recording with: npx makerd backtest --data ${resolve(opts.record)}${config}`,
+      );
+    }
   } finally {
     terminal.clear();
     await sim?.close();

@@ -9,7 +9,13 @@ import {
   type PairInfo,
 } from '../core/index.js';
 import type { RatecountStore, TrackedOrder } from '../executor/index.js';
-import { PairPnl, summaryJson, type PnlSummaryJson, type QuoteSides } from '../pnl/index.js';
+import {
+  PairPnl,
+  summaryJson,
+  type FillRecord,
+  type PnlSummaryJson,
+  type QuoteSides,
+} from '../pnl/index.js';
 import type { TickReport } from '../runner/runner.js';
 import type { FillEvent } from '../runner/strategy-api.js';
 import type { PnlMetrics } from './pnl-metrics.js';
@@ -39,6 +45,15 @@ export interface LivePnlParts {
   /** How long a report stays readable without a newer one. */
   readonly reportTtlMs: number;
   readonly log: Log;
+  /** A replay's report wants every fill and finer charts than /status does. */
+  readonly replay?: ReplayPnlHooks;
+}
+
+export interface ReplayPnlHooks {
+  /** Each fill once its markouts are known (PairPnl's onFillSettled), with its pair id. */
+  readonly onFillSettled: (pairId: string, record: FillRecord) => void;
+  /** One chart point per this many ms at first (PairPnl's seriesEveryMs). */
+  readonly seriesEveryMs: number;
 }
 
 interface Book {
@@ -66,9 +81,23 @@ export class LivePnl {
     this.#parts = parts;
     this.sinceMs = parts.clock.now();
     for (const pair of parts.pairs) {
-      const pnl = new PairPnl({ openingBase: parts.openingBase(pair.id) });
+      const replay = parts.replay;
+      const pnl = new PairPnl({
+        openingBase: parts.openingBase(pair.id),
+        ...(replay === undefined
+          ? {}
+          : {
+              seriesEveryMs: replay.seriesEveryMs,
+              onFillSettled: (record) => replay.onFillSettled(pair.id, record),
+            }),
+      });
       this.#books.set(pair.id, { pair, pnl, resting: {}, target: {} });
     }
+  }
+
+  /** The attribution of one pair (by id), for a replay's report. */
+  pairPnl(pairId: string): PairPnl | undefined {
+    return this.#books.get(pairId)?.pnl;
   }
 
   tick(report: TickReport): void {

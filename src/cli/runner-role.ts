@@ -19,7 +19,7 @@ import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js'
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
-import { LivePnl } from './pnl-live.js';
+import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
 import { TrackerFills } from './tracker-fills.js';
 
@@ -34,6 +34,12 @@ export interface RunnerRoleParts extends RoleBaseParts {
   readonly registry: Registry;
   /** Folder of the built-in strategies (the package's strategies/). */
   readonly strategiesDir: string;
+  /**
+   * A backtest's: the executor's ratecount model under the run's prefix (default the key's live
+   * one, ratecountKeyFor), and the PnL hooks its report needs.
+   */
+  readonly ratecountKey?: string;
+  readonly replayPnl?: ReplayPnlHooks;
 }
 
 export interface RunnerRole {
@@ -212,7 +218,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       orders: tracker,
       ratecount: new RatecountStore(
         base.redis,
-        ratecountKeyFor(base.apiKey),
+        parts.ratecountKey ?? ratecountKeyFor(base.apiKey),
         MATCHING_ENGINE[client.tier],
       ),
       flags,
@@ -221,6 +227,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       everyMs: PNL_EVERY_MS,
       reportTtlMs: BEAT_TTL_MS,
       log: log.child({ component: 'pnl' }),
+      ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
     });
     fills.onFill((fill) => pnl.fill(fill));
     runner.onTick((report) => pnl.tick(report));

@@ -30,6 +30,8 @@ export interface PaperRun {
   readonly prefix: string;
   /** The run's own simulator key: its ratecount (kept in Redis by API key) is shared with no test. */
   readonly apiKey: string;
+  /** Its secret, for a test that reads the key's own history (TradesHistory). */
+  readonly apiSecret: string;
   /** The config file `start()` runs. */
   readonly config: string;
   /** Starts `makerd run`; resolves with the process and its HTTP URL once it logs `makerd running`. */
@@ -114,6 +116,7 @@ export async function startPaperRun(
     simUrl,
     prefix,
     apiKey,
+    apiSecret,
     config,
     async start(env = {}) {
       const bot = makerd(['run', '--config', config, '--status-every', '0'], {

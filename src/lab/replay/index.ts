@@ -12,7 +12,6 @@ export {
   type RecordedOrder,
   type RecordedTrade,
 } from './recorded-market.js';
-export { readRecordingDir } from './recording-dir.js';
 export { scanRecording, type RecordingScan } from './recording-scan.js';
 export { ReplayClock } from './replay-clock.js';
 export { ReplayBus, ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';

@@ -7,7 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import { runBacktestCommand } from '../../../src/cli/backtest-command.js';
 import { runBacktest } from '../../../src/cli/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../../src/cli/role-command.js';
+import { dec } from '../../../src/core/index.js';
 import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import type { BacktestReport } from '../../../src/lab/report/index.js';
 import { silentLogger } from '../../../src/obs/index.js';
 import { REDIS_URL, freshPrefix } from '../../support/redis.js';
 import { fromArray, synthesiseRecording, writeRecording } from './synth-recording.js';
@@ -65,13 +67,13 @@ describe('backtest', () => {
       });
     const first = await run();
     const second = await run();
-    const fills = first.pairs[0]?.trades ?? [];
+    const fills = first.reports[0]?.fills ?? [];
     assert.ok(fills.length > 0, 'the bot traded');
-    assert.deepEqual(second.pairs[0]?.trades, fills);
-    assert.equal(second.pairs[0]?.pnl, first.pairs[0]?.pnl);
+    assert.deepEqual(second.reports[0]?.fills, fills);
+    assert.deepEqual(second.pairs[0]?.pnl, first.pairs[0]?.pnl);
   });
 
-  it('prints the summary and writes report.json', async () => {
+  it('prints the summary with the PnL split and writes the report', async () => {
     const out = sink();
     const err = sink();
     const outDir = join(dir, 'out');
@@ -80,20 +82,63 @@ describe('backtest', () => {
       { out, err },
     );
     const summary = out.text();
-    const fills = result.pairs[0]?.fills ?? 0;
+    const pnl = result.pairs[0]?.pnl;
+    assert.ok(pnl !== undefined);
     assert.match(
       summary,
-      /^pair\s+fills\s+volume\s+notional\s+fees\s+pnl\s+ratecount max\s+refusals/m,
+      /^pair\s+fills\s+volume\s+notional\s+spread\s+inventory\s+fees\s+pnl\s+ratecount max\s+refusals/m,
     );
-    assert.match(summary, new RegExp(`^XBTUSD\\s+${fills}\\s`, 'm'));
+    const fills = result.pairs[0]?.fills ?? 0;
+    const cells = [fills, '[0-9.]+', '[0-9.]+', pnl.spread, pnl.inventory, pnl.fees, pnl.total]
+      .map((c) => (typeof c === 'string' && /^-?\d/.test(c) ? Number(c).toFixed(2) : String(c)))
+      .join('\\s+');
+    assert.match(summary, new RegExp(`^XBTUSD\\s+${cells}\\s`, 'm'));
+    assert.ok(
+      dec(pnl.total).eq(dec(pnl.spread).plus(pnl.inventory).minus(pnl.fees)),
+      `${pnl.total} = ${pnl.spread} + ${pnl.inventory} - ${pnl.fees}`,
+    );
     assert.match(err.text(), /backtest: .*x real time, ETA/);
-    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as {
-      pairs: { pair: string; fills: number }[];
-    };
-    assert.deepEqual(
-      report.pairs.map((p) => [p.pair, p.fills]),
-      [['XBTUSD', fills]],
+    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as BacktestReport;
+    const pair = report.pairs[0];
+    assert.equal(pair?.pair, 'XBTUSD');
+    assert.equal(pair.summary.fills, fills);
+    assert.equal(pair.fills.length, fills, 'every fill is listed, pending markouts too');
+    assert.deepEqual(pair.summary.pnl, pnl);
+    assert.ok(pair.series.tMs.length >= 60, `${pair.series.tMs.length} chart points for 90 s`);
+    assert.equal(pair.series.pnlTotal.at(-1), Number(pnl.total), 'the chart ends at the total');
+    assert.deepEqual(pair.markouts.horizonsMs, [1_000, 10_000, 60_000]);
+    assert.ok(pair.summary.ratecount.max > 0, 'the ratecount model was read on the replay clock');
+    assert.deepEqual(report.run.problems, []);
+    assert.match(readFileSync(join(outDir, 'report.html'), 'utf8'), /<canvas|uPlot/);
+  });
+
+  it('prints a gap in the recording as it meets it and lists it in the report', async () => {
+    const holed = rows.filter(
+      (r) =>
+        !(
+          r.endpoint === 'Depth' &&
+          r.receivedMs > START_MS + 30_000 &&
+          r.receivedMs < START_MS + 50_000
+        ),
     );
+    writeRecording(join(dir, 'holed'), holed);
+    const out = sink();
+    const err = sink();
+    const outDir = join(dir, 'out-holed');
+    await runBacktestCommand(
+      { data: join(dir, 'holed'), config: writeConfig(dir, 'XBTUSD'), out: outDir },
+      { out, err },
+    );
+    const line =
+      /^backtest: (XBTUSD: no Depth answer from .* more than 3x its 1500 ms interval\))$/m;
+    const printed = line.exec(err.text())?.[1];
+    assert.ok(printed !== undefined, err.text());
+    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as BacktestReport;
+    assert.deepEqual(
+      report.run.problems.map((p) => [p.kind, p.pair, p.text]),
+      [['gap', 'XBTUSD', printed]],
+    );
+    assert.match(out.text(), /^1 problem\(s\) in the recording, listed in the report$/m);
   });
 
   it('refuses a config pair the recording lacks, naming the pairs it holds', async () => {
@@ -113,7 +158,7 @@ describe('backtest', () => {
         { data: empty, config: writeConfig(dir, 'XBTUSD') },
         { out: sink(), err: sink() },
       ),
-      { message: '--data: the recording is empty (no rows)' },
+      { message: `--data: ${empty} holds no recording (no pair folder of .jsonl.gz files)` },
     );
   });
 });
