@@ -5,6 +5,17 @@ import { UnknownOrderError, type SpotClient } from '../exchange/index.js';
 import { OTHER_LIMITS } from '../exchange/limits/index.js';
 import type { OrderState, TrackedOrder } from './types.js';
 
+/**
+ * When the executions an exchange order shows happened, as closely as the exchange says: a closed
+ * order's close time bounds them (a filled order closes on its last execution), otherwise we only
+ * know they happened by now, when we learned of them. A fill timed when it was learned (up to a
+ * reconcile interval late) would measure its spread and markouts against a later mid.
+ */
+export function executedAtMs(o: Order, nowMs: number): number {
+  const closed = o.closetm;
+  return closed !== undefined && closed > 0 ? Math.min(nowMs, Math.round(closed * 1000)) : nowMs;
+}
+
 /** Our record of what an exchange order looks like now, keeping what only we know (slot...). */
 export function viewOf(
   txid: string,

@@ -1,7 +1,7 @@
 import { decodeUserref } from '../core/index.js';
 import type { Order } from '../exchange/endpoints/account.js';
 import { cancelBatchPenalty } from '../exchange/limits/index.js';
-import { isPairOrder, viewOf } from './exchange-orders.js';
+import { executedAtMs, isPairOrder, viewOf } from './exchange-orders.js';
 import type { PairContext } from './pair-context.js';
 import type { TrackedOrder } from './types.js';
 
@@ -90,7 +90,10 @@ export class OrderSync {
         continue;
       }
       seenTxids.add(hit[0]);
-      await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
+      await ctx.apply(
+        viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()),
+        executedAtMs(hit[1], ctx.now()),
+      );
       if (inDoubt(rec)) {
         metrics.unknowns.inc({ pair: ctx.label, resolution: 'open' });
         resolved += 1;
@@ -104,7 +107,7 @@ export class OrderSync {
         if (seenTxids.has(txid) || ctx.byTxid(txid) !== undefined) continue;
         const pendingTwin = o.userref === null ? undefined : ctx.orders.get(o.userref);
         if (pendingTwin !== undefined && notDue.includes(pendingTwin)) continue;
-        await ctx.apply(viewOf(txid, o, undefined, ctx.id, ctx.now()));
+        await ctx.apply(viewOf(txid, o, undefined, ctx.id, ctx.now()), executedAtMs(o, ctx.now()));
         adopted += 1;
         log.warn(
           { txid, userref: o.userref },
@@ -143,7 +146,10 @@ export class OrderSync {
             ? closedByUserref.get(rec.userref)
             : undefined;
       if (hit !== undefined) {
-        await ctx.apply(viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()));
+        await ctx.apply(
+          viewOf(hit[0], hit[1], rec, ctx.id, ctx.now()),
+          executedAtMs(hit[1], ctx.now()),
+        );
         if (inDoubt(rec)) metrics.unknowns.inc({ pair: ctx.label, resolution: 'closed' });
         resolved += 1;
       } else if (rec.txid !== null && rec.pendingCall !== 'edit') {
@@ -170,7 +176,10 @@ export class OrderSync {
       for (const rec of toQuery) {
         const o = found[rec.txid as string];
         if (o !== undefined) {
-          await ctx.apply(viewOf(rec.txid as string, o, rec, ctx.id, ctx.now()));
+          await ctx.apply(
+            viewOf(rec.txid as string, o, rec, ctx.id, ctx.now()),
+            executedAtMs(o, ctx.now()),
+          );
           if (inDoubt(rec)) metrics.unknowns.inc({ pair: ctx.label, resolution: 'queried' });
         } else {
           log.error(
@@ -204,13 +213,19 @@ export class OrderSync {
     const since = this.#settledUntilMs ?? now - ctx.deps.config.reconcile_interval_ms;
     const closed = await ctx.deps.reads.closedSince(since - CLOSED_LOOKBACK_MS);
     const views: TrackedOrder[] = [];
+    const executedAt = new Map<string, number>();
     for (const [txid, o] of Object.entries(closed)) {
       if (!isPairOrder(o, ctx.deps.pair) || o.userref === null) continue;
       if (decodeUserref(o.userref)?.instance !== ctx.deps.instance) continue;
       if (ctx.orders.has(o.userref)) continue;
       views.push(viewOf(txid, o, undefined, ctx.id, ctx.now()));
+      executedAt.set(txid, executedAtMs(o, ctx.now()));
     }
-    const fills = await ctx.deps.tracker.settle(views, ctx.now(), ctx.deps.lease.fence);
+    const fills = await ctx.deps.tracker.settle(
+      views,
+      (view) => executedAt.get(view.txid ?? '') ?? ctx.now(),
+      ctx.deps.lease.fence,
+    );
     for (const fill of fills) ctx.noteFill(fill);
     this.#settledUntilMs = now;
   }

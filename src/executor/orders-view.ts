@@ -1,7 +1,7 @@
 import { readOrdersView } from '../bus/index.js';
 import { dec } from '../core/index.js';
 import { endpoints, UnknownOrderError } from '../exchange/index.js';
-import { viewOf } from './exchange-orders.js';
+import { executedAtMs, viewOf } from './exchange-orders.js';
 import type { PairContext } from './pair-context.js';
 import { retiredAsGone } from './records.js';
 import type { TrackedOrder } from './types.js';
@@ -39,7 +39,10 @@ export class OrdersViewFollower {
       if (order === undefined) gone.push(rec);
       // Only a changed execution is written: most views find every order as it was.
       else if (!dec(order.vol_exec).eq(dec(rec.volumeExecuted)))
-        await ctx.apply(viewOf(rec.txid, order, rec, ctx.id, ctx.now()));
+        await ctx.apply(
+          viewOf(rec.txid, order, rec, ctx.id, ctx.now()),
+          executedAtMs(order, ctx.now()),
+        );
     }
     if (gone.length > 0) await this.#settle(gone);
     return gone.length;
@@ -61,7 +64,10 @@ export class OrdersViewFollower {
     for (const rec of gone) {
       const order = found[rec.txid as string];
       if (order !== undefined)
-        await ctx.apply(viewOf(rec.txid as string, order, rec, ctx.id, ctx.now()));
+        await ctx.apply(
+          viewOf(rec.txid as string, order, rec, ctx.id, ctx.now()),
+          executedAtMs(order, ctx.now()),
+        );
     }
   }
 }

@@ -109,9 +109,12 @@ export class PairContext {
     this.deps.metrics.ratecountLevel.set({ pair: this.label }, reading.level);
   }
 
-  /** Applies an exchange view: fills are derived and recorded by the tracker. */
-  async apply(view: TrackedOrder): Promise<void> {
-    const fill = await this.deps.tracker.applyView(view, this.now(), this.deps.lease.fence);
+  /**
+   * Applies an exchange view: fills are derived and recorded by the tracker, timed at
+   * `executedAtMs` (exchange-orders.ts executedAtMs) when the exchange says when they happened.
+   */
+  async apply(view: TrackedOrder, executedAtMs = this.now()): Promise<void> {
+    const fill = await this.deps.tracker.applyView(view, executedAtMs, this.deps.lease.fence);
     this.remember([view]);
     if (fill !== undefined) this.noteFill(fill);
   }

@@ -48,4 +48,24 @@ void describe("Executor: fills from the runner's views of our orders", () => {
     assert.equal((await executor.tracker.position(BTC)).base, '0.02');
     assert.match(await registry.metrics(), /^makerd_fills_total\{pair="XBTUSD",side="buy"\} 2$/m);
   });
+
+  void it('times a fill when the exchange closed the order, not when the view told us', async () => {
+    const { h, executor } = suite;
+    const before = (await executor.tracker.fills(BTC)).length;
+    await h.publishAndStep([h.intent(BTC, 'bid:0', { ...quote('bid:0', 0), volume: '0.01' })]);
+    await h.advance(2_000);
+    const filledAtMs = h.clock.now();
+    await sellToUs('0.01');
+    // The runner's next OpenOrders comes 7 s later: the fill must keep its own time, or its
+    // spread and markouts would be measured against a mid 7 s too late.
+    await h.advance(7_000);
+    await viewNow();
+    const [fill] = await until('the fill', async () => {
+      const f = await executor.tracker.fills(BTC);
+      return f.length === before + 1 ? f : undefined;
+    });
+    assert.equal(fill?.volume, '0.01');
+    assert.equal(fill?.atMs, filledAtMs);
+    assert.ok(h.clock.now() >= filledAtMs + 7_000);
+  });
 });

@@ -492,8 +492,13 @@ export class OrderTracker {
    * hold its userref.
    * Returns the fills, in the order of `views`.
    */
-  async settle(views: readonly TrackedOrder[], atMs: number, fence?: Fence): Promise<Fill[]> {
+  async settle(
+    views: readonly TrackedOrder[],
+    atMs: number | ((view: TrackedOrder) => number),
+    fence?: Fence,
+  ): Promise<Fill[]> {
     const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
+    const timeOf = typeof atMs === 'number' ? () => atMs : atMs;
     checkFence(fence);
     const pair = given[0]?.pair;
     if (pair === undefined) return [];
@@ -528,7 +533,7 @@ export class OrderTracker {
         const stored = decodeOrder(entries[index] as string, { key }, pair, undefined);
         if (stored.userref !== view.userref) continue;
         if (!dec(view.volumeExecuted).gt(dec(stored.volumeExecuted))) continue;
-        const fill = deriveFill(stored, { ...view, state: stored.state }, atMs);
+        const fill = deriveFill(stored, { ...view, state: stored.state }, timeOf(view));
         if (fill === undefined) continue;
         position = applyFill(
           position ??
@@ -547,7 +552,7 @@ export class OrderTracker {
             volumeExecuted: view.volumeExecuted,
             cost: view.cost,
             fee: view.fee,
-            updatedAtMs: atMs,
+            updatedAtMs: timeOf(view),
           }),
         ]);
       }
