@@ -5,9 +5,10 @@
  *      polled at the paper config's cadence: test/lab/replay/synth-recording.ts) into a folder;
  *   2. replays it in a child process through the paper config's bot, on the Redis at REDIS_URL
  *      (a fresh prefix, deleted afterwards), and prints the speed as a multiple of real time, wall
- *      time, events, Redis commands and fills;
- *   3. replays it again under --cpu-prof and prints the top functions by self time, and the self
- *      time grouped by module (our src/ folders, npm packages, node internals, idle).
+ *      time, events, Redis commands, fills, and the process's RSS and V8 heap used at 10, 30 and
+ *      60 minutes of replayed time (then every hour): flat in the recording's length;
+ *   3. replays it again under --cpu-prof and prints the self time by owner (the bot's live code,
+ *      Redis I/O, the simulator, the replay), by module, and the top functions.
  *
  * Knobs (environment): BENCH_MINUTES (recording length, default 60), BENCH_PROFILE (0: skip 3).
  */
@@ -15,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runBacktest } from '../src/cli/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
@@ -39,6 +41,22 @@ interface ChildFigures {
   readonly redisCommands: number;
   readonly fills: number;
   readonly rssMb: number;
+  /** Memory at replayed minutes 10, 30, 60, then every 60. */
+  readonly memory: readonly MemoryMark[];
+}
+
+interface MemoryMark {
+  readonly minute: number;
+  readonly rssMb: number;
+  readonly heapMb: number;
+  /** Heap used just after the last full GC: the live data, without garbage not yet collected. */
+  readonly liveMb: number;
+}
+
+function memoryMarks(minutes: number): number[] {
+  const marks = [10, 30];
+  for (let m = 60; m <= minutes; m += 60) marks.push(m);
+  return marks.filter((m) => m <= minutes);
 }
 
 if (process.env.BENCH_REPLAY_DIR !== undefined) {
@@ -76,8 +94,15 @@ async function main(): Promise<void> {
         `event): ${(plain.spanMs / plain.cpuMs).toFixed(0)}x real time per CPU second; the rest of the ` +
         'wall time waited on Redis or for a CPU',
     );
+    console.log(
+      `memory at replayed minute: ${plain.memory
+        .map(
+          (m) => `${m.minute} min RSS ${m.rssMb} MB, heap used ${m.heapMb} (${m.liveMb} after GC)`,
+        )
+        .join('; ')}`,
+    );
     console.log(`target 500x: ${plain.spanMs / plain.wallMs >= 500 ? 'met' : 'not met'}`);
-    if (envNumber('BENCH_PROFILE', 1) === 0) return;
+    if (process.env.BENCH_PROFILE === '0') return;
     const profDir = join(dir, 'prof');
     await child(dir, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
     summariseProfile(profDir);
@@ -110,6 +135,16 @@ async function replayOnly(recording: string): Promise<void> {
       .replace('sim_config: sim.yaml', `sim_config: ${join(ROOT, 'config', 'sim.yaml')}`),
   );
   const { settings, dir } = loadSettings(configFile);
+  const marks = memoryMarks(Number(process.env.BENCH_MINUTES ?? 60));
+  const memory: MemoryMark[] = [];
+  let liveMb = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveMb = mb(process.memoryUsage().heapUsed);
+    }
+  });
+  gc.observe({ entryTypes: ['gc'] });
   const cpu = process.cpuUsage();
   const result = await runBacktest({
     settings,
@@ -118,7 +153,20 @@ async function replayOnly(recording: string): Promise<void> {
     latencyMs: 5,
     log: silentLogger(),
     strategiesDir: builtInStrategies(),
+    onProgress: ({ startMs, nowMs }) => {
+      const minute = marks[memory.length];
+      if (minute === undefined || nowMs - startMs < minute * 60_000) return;
+      const { rss, heapUsed } = process.memoryUsage();
+      memory.push({ minute, rssMb: mb(rss), heapMb: mb(heapUsed), liveMb });
+    },
   });
+  gc.disconnect();
+  // The recording's last row comes a moment before its last full minute: that mark is its end.
+  const last = marks[memory.length];
+  if (last !== undefined && last * 60_000 - (result.endMs - result.startMs) < 60_000) {
+    const { rss, heapUsed } = process.memoryUsage();
+    memory.push({ minute: last, rssMb: mb(rss), heapMb: mb(heapUsed), liveMb });
+  }
   const figures: ChildFigures = {
     spanMs: result.endMs - result.startMs,
     wallMs: result.wallMs,
@@ -130,13 +178,19 @@ async function replayOnly(recording: string): Promise<void> {
     redisCommands: result.redisCommands,
     fills: result.pairs.reduce((n, p) => n + p.fills, 0),
     rssMb: Math.round(process.memoryUsage().rss / 1e6),
+    memory,
   };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 1e6);
 }
 
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { functionName: string; url: string; lineNumber: number };
+  readonly children?: readonly number[];
 }
 
 /** Self time by function and by module, from the child's .cpuprofile. */
@@ -149,6 +203,9 @@ function summariseProfile(profDir: string): void {
     timeDeltas: number[];
   };
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
+  const byOwner = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
   let total = 0;
@@ -160,6 +217,8 @@ function summariseProfile(profDir: string): void {
     const where = frame.url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
     const fn = `${frame.functionName || '(anonymous)'} ${where}${where === '' ? '' : `:${frame.lineNumber + 1}`}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    const owner = ownerOf(id, nodes, parents);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + us);
     byModule.set(
       moduleOf(where, frame.functionName),
       (byModule.get(moduleOf(where, frame.functionName)) ?? 0) + us,
@@ -174,11 +233,54 @@ function summariseProfile(profDir: string): void {
           `  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
       );
   console.log(
-    `profile (--cpu-prof of a second replay, ${(total / 1e6).toFixed(1)} s sampled), self time by module:`,
+    `profile (--cpu-prof of a second replay, ${(total / 1e6).toFixed(1)} s sampled), by owner ` +
+      '(the nearest frame up the stack that one of them owns):',
   );
+  console.log(top(byOwner, 10).join('\n'));
+  console.log('self time by module:');
   console.log(top(byModule, 14).join('\n'));
   console.log('top functions by self time:');
   console.log(top(byFunction, 20).join('\n'));
+}
+
+/**
+ * Who a sample's time is for: the first frame from the leaf up that belongs to the bot's live code,
+ * Redis I/O, the simulator or the replay (decimal.js and node internals count for their caller).
+ * The bot's share and Redis I/O are the floor no replay change removes (docs/backtest.md, "Speed").
+ */
+function ownerOf(
+  leaf: number,
+  nodes: ReadonlyMap<number, ProfileNode>,
+  parents: ReadonlyMap<number, number>,
+): string {
+  const venue = "venue: the simulator answering the bot's calls";
+  // Engine work is the recorded market's when a recorded-* frame called it, else the venue's.
+  let inSim = false;
+  for (let id: number | undefined = leaf; id !== undefined; id = parents.get(id)) {
+    const { url, functionName } = nodes.get(id)?.callFrame ?? { url: '', functionName: '' };
+    if (url === '') {
+      if (functionName.startsWith('(') && functionName !== '(root)') return functionName;
+      continue;
+    }
+    if (/src\/lab\/replay\/recorded-|src\/lab\/recording\//.test(url)) {
+      return 'replay: recorded market and reader (its engine work included)';
+    }
+    if (/src\/sim\//.test(url)) {
+      inSim = true;
+      continue;
+    }
+    if (inSim || /src\/lab\/replay\/sim-transport/.test(url)) return venue;
+    if (/node_modules\/(ioredis|redis-parser|denque)\/|node:net|stream_base_commons/.test(url)) {
+      return 'Redis I/O (ioredis, socket writes)';
+    }
+    if (/src\/lab\/replay\//.test(url)) return 'replay: driver and clock';
+    if (
+      /src\/(runner|market|executor|bus|cli|exchange|pnl|core|obs|safety)\/|strategies\//.test(url)
+    ) {
+      return 'bot: live code (runner, feed, executor, bus, client, PnL)';
+    }
+  }
+  return inSim ? venue : 'other (module loading, node internals)';
 }
 
 function moduleOf(where: string, functionName: string): string {

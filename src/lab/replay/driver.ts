@@ -27,9 +27,11 @@ export interface DriverOptions {
 /**
  * Moves the replay clock event by event: the next recorded event or the next timer of the bot,
  * whichever is first (a recorded event first on a tie: the market moves, then the bot sees it).
- * After each, the code runs until it settles: no Redis command in flight for a whole turn of the
- * event loop. Everything else the bot waits for (the exchange's answers, its own
- * timers) is on the clock, so settled means nothing can happen before time moves.
+ * After each timer, the code runs until it settles: no Redis command in flight for a whole turn of
+ * the event loop. A recorded event changes only the engine, which the bot reads through calls
+ * that wait on the clock, so it needs no settling. Everything else the bot waits for (the
+ * exchange's answers, its own timers) is on the clock, so settled means nothing can happen before
+ * time moves.
  */
 export class ReplayDriver {
   readonly #o: DriverOptions;
@@ -46,6 +48,7 @@ export class ReplayDriver {
   /** Runs until the recording's end. */
   async run(): Promise<void> {
     const { clock, events, endMs } = this.#o;
+    await this.settle();
     for (;;) {
       const event = await events.peek(clock.now());
       const timerAt = clock.nextAt();
@@ -55,12 +58,14 @@ export class ReplayDriver {
         events.shift();
         clock.jumpTo(event.atMs);
         this.#o.simTick(clock.now());
+        // Only the engine's book changed: no code of the bot runs before one of its timers
+        // wakes (it sees the book through its polls), so there is nothing to settle.
         event.apply();
       } else {
         if (timerAt === undefined || timerAt > endMs) break;
         clock.wakeNext();
+        await this.settle();
       }
-      await this.settle();
       this.#events += 1;
       this.#o.onStep?.({
         startMs: this.#o.startMs,

@@ -167,14 +167,18 @@ export class RecordedMarket {
   applyTrade(pair: SimPair, trade: RecordedTrade): void {
     const engine = this.#ctx.engine;
     const hit = trade.side === 'buy' ? 'sell' : 'buy';
-    const view = engine.book(pair);
-    const entries = hit === 'buy' ? view.bids : view.asks;
     const better = (p: Decimal): boolean => (hit === 'buy' ? p.gt(trade.price) : p.lt(trade.price));
     let through = new Decimal(0);
-    for (const e of entries) {
-      if (!better(e.price)) break;
-      if (isRecordedKey(e.accountKey)) this.#cancelEntry(e);
-      else through = through.plus(e.qty);
+    // Most prints are at the best price: the whole book is listed only when one is not.
+    const top = engine.top?.(pair);
+    const best = hit === 'buy' ? top?.bid : top?.ask;
+    if (top === undefined || (best !== undefined && better(best))) {
+      const view = engine.book(pair);
+      for (const e of hit === 'buy' ? view.bids : view.asks) {
+        if (!better(e.price)) break;
+        if (isRecordedKey(e.accountKey)) this.#cancelEntry(e);
+        else through = through.plus(e.qty);
+      }
     }
     if (through.gt(0)) this.stats.tradeThroughs += 1;
     if (trade.volume.lt(pair.orderMin)) {

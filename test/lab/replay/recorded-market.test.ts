@@ -154,4 +154,24 @@ describe('SimTransport', () => {
       'EOrder:Rate limit exceeded': 1,
     });
   });
+
+  it("keeps the recorded participants' history bounded however many trades replay", () => {
+    const t = testVenue();
+    const market = t.venue.market;
+    const { accounts, engine } = t.venue.ctx;
+    // 3,000 recorded trades against a level that is refilled: 6,000 fills, 12,000 ledger entries.
+    for (let i = 0; i < 3000; i++) {
+      market.applyDepth(t.pair, levels(['60000.0', '1']), ASKS);
+      market.applyTrade(t.pair, trade('sell', '60000.0', '0.1'));
+    }
+    assert.equal(market.stats.tradesApplied, 3000);
+    for (const key of ['__recorded_bids__', '__recorded_taker__']) {
+      const account = accounts.get(key);
+      assert.ok(account);
+      assert.ok(account.wallet.ledger.length <= 2000, `${key}: ${account.wallet.ledger.length}`);
+      assert.ok(engine.trades(account).length <= 2000);
+      // The 30-day volume (the fee tier) still counts every fill: 3,000 x 0.1 x 60,000 USD.
+      assert.equal(engine.volumeUsd(account).toFixed(), '18000000');
+    }
+  });
 });
