@@ -47,6 +47,8 @@ export interface LivePnlParts {
   readonly log: Log;
   /** A replay's report wants every fill and finer charts than /status does. */
   readonly replay?: ReplayPnlHooks;
+  /** Each pair's live orders as read every `everyMs` (a recording daemon writes them down). */
+  readonly onOrders?: (pair: PairInfo, live: readonly TrackedOrder[]) => void;
 }
 
 export interface ReplayPnlHooks {
@@ -151,6 +153,7 @@ export class LivePnl {
         ratecount.level(book.pair.id, clock.now()),
       ]);
       const now = clock.now();
+      this.#parts.onOrders?.(book.pair, live);
       book.resting = restingOf(live);
       book.pnl.quotes(now, book.resting, book.target);
       book.pnl.ratecount(now, level.level, ratecount.limits.max);

@@ -228,6 +228,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       reportTtlMs: BEAT_TTL_MS,
       log: log.child({ component: 'pnl' }),
       ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
+      ...(base.recorder === undefined
+        ? {}
+        : { onOrders: base.recorder.ownOrders.bind(base.recorder) }),
     });
     fills.onFill((fill) => pnl.fill(fill));
     runner.onTick((report) => pnl.tick(report));

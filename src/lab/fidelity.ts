@@ -1,6 +1,8 @@
-import { Decimal, toWire, type Side } from '../core/index.js';
+import type { Decimal } from '../core/index.js';
+import { toWire, type Side } from '../core/index.js';
 import { PairPnl } from '../pnl/index.js';
 import type { FidelityFigures, FidelityRow } from './report/index.js';
+import { differencePct as reportDifferencePct } from './report/figures.js';
 
 /** One execution as the exchange's ledger holds it (TradesHistory, or the replay's engine). */
 export interface LedgerTrade {
@@ -42,12 +44,12 @@ export function fidelityRow(
   };
 }
 
-/** (replay − live) / live in %, the figure the tolerance applies to; 0 when both are 0. */
+/**
+ * (replay − live) / |live| in %, the figure the tolerance applies to (the report's, with a live
+ * zero against a replayed trade as infinitely far).
+ */
 export function differencePct(live: string | number, replay: string | number): number {
-  const l = new Decimal(live);
-  const r = new Decimal(replay);
-  if (l.isZero()) return r.isZero() ? 0 : Infinity;
-  return r.minus(l).div(l.abs()).times(100).toNumber();
+  return reportDifferencePct(String(live), String(replay)) ?? Infinity;
 }
 
 function figures(

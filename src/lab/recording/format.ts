@@ -12,7 +12,12 @@ export const RECORDING_VERSION = 1;
 /** The folder of key-wide answers (not about one pair). */
 export const KEY_FOLDER = '_key';
 
-/** The endpoints a recording holds: what the runner polls, and the pair rules at start. */
+/**
+ * The endpoints a recording holds: what the runner polls, and the pair rules at start. One is not
+ * an exchange answer: `OwnOrders`, the bot's own resting orders as its tracker knows them, written
+ * once a second while a trading daemon records (in OpenOrders' shape). Replay takes them out of the
+ * recorded book; the exchange's OpenOrders, polled every 30 s or so, is too stale for that.
+ */
 export const RECORDED_ENDPOINTS = [
   'Depth',
   'GroupedBook',
@@ -21,6 +26,7 @@ export const RECORDED_ENDPOINTS = [
   'SystemStatus',
   'OpenOrders',
   'AssetPairs',
+  'OwnOrders',
 ] as const;
 export type RecordedEndpoint = (typeof RECORDED_ENDPOINTS)[number];
 

@@ -1,5 +1,6 @@
 import { errorMessage, silentLog, type Clock, type Log, type PairInfo } from '../../core/index.js';
 import { HttpTransport, type SpotClient, type Transport } from '../../exchange/index.js';
+import type { TrackedOrder } from '../../executor/index.js';
 import type { BudgetPlan } from '../../market/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
@@ -82,6 +83,32 @@ export class Recorder {
       throw err;
     }
     this.transport.attach(this.#writer.write);
+  }
+
+  /**
+   * The trading bot's own resting orders on one pair, as its tracker knows them (an `OwnOrders`
+   * row in OpenOrders' shape): what replay takes out of the recorded book. Nothing before start.
+   */
+  ownOrders(pair: PairInfo, live: readonly TrackedOrder[]): void {
+    const writer = this.#writer;
+    if (writer === undefined || writer.stopped !== undefined) return;
+    const open: Record<string, unknown> = {};
+    for (const o of live) {
+      if (o.txid === null || (o.state !== 'open' && o.state !== 'partially-filled')) continue;
+      open[o.txid] = {
+        descr: { pair: pair.altname, type: o.side, ordertype: 'limit', price: o.price },
+        vol: o.volume,
+        vol_exec: o.volumeExecuted,
+      };
+    }
+    const now = this.#o.clock.now();
+    writer.write({
+      askedMs: now,
+      receivedMs: now,
+      endpoint: 'OwnOrders',
+      pair: pair.altname,
+      body: JSON.stringify({ error: [], result: { open } }),
+    });
   }
 
   /** Told once if recording stops by itself; the caller decides whether that ends the process. */

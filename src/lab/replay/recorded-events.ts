@@ -47,6 +47,8 @@ export class RecordedEvents {
   );
   readonly #lastTradeId = new Map<string, number>();
   #seq = 0;
+  /** The recording holds the bot's own view of its orders (OwnOrders rows). */
+  #ownRecorded = false;
   #readUpToMs = -Infinity;
   #exhausted = false;
   readonly counts: EventCounts = {
@@ -124,8 +126,17 @@ export class RecordedEvents {
           return;
         }
         case 'OpenOrders': {
+          // Once the bot's own view is recorded, the exchange's staler one is not used.
+          if (this.#ownRecorded) return;
           const own = this.#ownOrders(result);
           this.#push(atMs, () => this.#market.setOwnOrders(own));
+          return;
+        }
+        case 'OwnOrders': {
+          const pair = this.#pair(row.pair);
+          this.#ownRecorded = true;
+          const own = this.#ownOrders(result);
+          this.#push(atMs, () => this.#market.setOwnOrders(own, pair));
           return;
         }
         case 'Level3': {

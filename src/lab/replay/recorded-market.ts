@@ -1,6 +1,7 @@
 import { Decimal } from '../../core/index.js';
 import type { SimContext } from '../../sim/context.js';
 import type { BookEntry, OrderSpec, Side, SimOrder } from '../../sim/engine/types.js';
+import { limitSpec } from '../../sim/engine/limit-spec.js';
 import { SimError } from '../../sim/errors.js';
 import type { SimPair } from '../../sim/markets.js';
 import type { Account } from '../../sim/state/accounts.js';
@@ -86,8 +87,8 @@ export class RecordedMarket {
   readonly #level3Makers: Record<Side, Account[]>;
   /** The live session's own open volume per pair, side and price (recorded OpenOrders). */
   #own = new Map<string, Map<string, Decimal>>();
-  /** The live session's own order ids, left out of Level3 answers. */
-  #ownIds = new Set<string>();
+  /** The live session's own order ids per pair, left out of Level3 answers. */
+  #ownIds = new Map<string, Set<string>>();
   /** Pairs whose book comes from Level3 answers. */
   readonly #level3Pairs = new Set<string>();
   /** Recorded Level3 order id to the engine's txid, and back. */
@@ -133,14 +134,28 @@ export class RecordedMarket {
 
   /**
    * The live session's own open orders (when the recording was made while trading): their volume
-   * is in the recorded book and is not the recorded participants'.
+   * is in the recorded book and is not the recorded participants'. With `only`, they replace that
+   * pair's (an OwnOrders row); without, every pair's (a key-wide OpenOrders answer).
    */
   setOwnOrders(
     orders: readonly { id?: string; pair: SimPair; side: Side; price: Decimal; volume: Decimal }[],
+    only?: SimPair,
   ): void {
     const own = new Map<string, Map<string, Decimal>>();
-    this.#ownIds = new Set(orders.flatMap((o) => (o.id === undefined ? [] : [o.id])));
+    const ids = new Map<string, Set<string>>();
+    if (only !== undefined) {
+      for (const [key, byPrice] of this.#own) {
+        if (!key.startsWith(`${only.id}:`)) own.set(key, byPrice);
+      }
+      for (const [pairId, set] of this.#ownIds) if (pairId !== only.id) ids.set(pairId, set);
+    }
+    this.#ownIds = ids;
     for (const o of orders) {
+      if (o.id !== undefined) {
+        let set = ids.get(o.pair.id);
+        if (set === undefined) ids.set(o.pair.id, (set = new Set<string>()));
+        set.add(o.id);
+      }
       const key = `${o.pair.id}:${o.side}`;
       let byPrice = own.get(key);
       if (byPrice === undefined) own.set(key, (byPrice = new Map<string, Decimal>()));
@@ -205,7 +220,8 @@ export class RecordedMarket {
       ['buy', view.bids, bids],
       ['sell', view.asks, asks],
     ] as const) {
-      const orders = recorded.filter((o) => !this.#ownIds.has(o.id));
+      const ownIds = this.#ownIds.get(pair.id);
+      const orders = recorded.filter((o) => ownIds?.has(o.id) !== true);
       const listed = new Set(orders.map((o) => o.id));
       const resting = new Map<string, BookEntry>();
       for (const e of entries) {
@@ -385,30 +401,6 @@ export class RecordedMarket {
     const order = this.#ctx.engine.order(txid);
     if (order !== undefined) this.#ctx.engine.cancel(account, order);
   }
-}
-
-function limitSpec(
-  pair: SimPair,
-  side: Side,
-  volume: Decimal,
-  price: Decimal,
-  timeinforce: 'GTC' | 'IOC',
-): OrderSpec {
-  return {
-    pair,
-    side,
-    ordertype: 'limit',
-    volume,
-    price: { kind: 'abs', value: price },
-    trigger: 'last',
-    flags: { post: false, fcib: false, fciq: false, nompp: false, viqc: false },
-    timeinforce,
-    starttmMs: 0,
-    expiretmMs: 0,
-    userref: 0,
-    stptype: 'cancel-newest',
-    reduceOnly: false,
-  };
 }
 
 /** A stable spread of ids over the Level3 keys. */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Decimal, dec } from '../../core/index.js';
 import type { BackgroundConfig } from '../config.js';
 import type { BackgroundControl, SimContext } from '../context.js';
-import type { OrderSpec, Side } from '../engine/types.js';
+import type { Side } from '../engine/types.js';
+import { limitSpec } from '../engine/limit-spec.js';
 import { SimError, invalidArguments } from '../errors.js';
 import type { SimPair } from '../markets.js';
 import type { Account } from '../state/accounts.js';
@@ -450,28 +451,4 @@ function quoteKey(side: Side, price: Decimal): string {
 /** Config notionals are numbers; cents are plenty. */
 function money(value: number): Decimal {
   return new Decimal(value.toFixed(2));
-}
-
-function limitSpec(
-  pair: SimPair,
-  side: Side,
-  volume: Decimal,
-  price: Decimal,
-  timeinforce: 'GTC' | 'IOC',
-): OrderSpec {
-  return {
-    pair,
-    side,
-    ordertype: 'limit',
-    volume,
-    price: { kind: 'abs', value: price },
-    trigger: 'last',
-    flags: { post: false, fcib: false, fciq: false, nompp: false, viqc: false },
-    timeinforce,
-    starttmMs: 0,
-    expiretmMs: 0,
-    userref: 0,
-    stptype: 'cancel-newest',
-    reduceOnly: false,
-  };
 }

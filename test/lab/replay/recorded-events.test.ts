@@ -115,6 +115,26 @@ describe('RecordedEvents', () => {
     assert.equal(events.counts.tradesBeforeStart, 1);
   });
 
+  it("takes the bot's own orders from OwnOrders rows once there are any, not from OpenOrders", async () => {
+    const open = (id: string, price: string) => ({
+      open: {
+        [id]: {
+          descr: { pair: 'XBTUSD', type: 'buy', ordertype: 'limit', price },
+          vol: '1',
+          vol_exec: '0',
+        },
+      },
+    });
+    const { seen } = await replay([
+      row('OpenOrders', 1_000, open('OLD', '1.0')),
+      row('OwnOrders', 2_000, open('O1', '1.0'), 'XBTUSD'),
+      // 30 s stale: the exchange's view would bring back an order the bot has since replaced.
+      row('OpenOrders', 3_000, open('OLD', '1.0')),
+      row('OwnOrders', 4_000, open('O2', '1.1'), 'XBTUSD'),
+    ]);
+    assert.deepEqual(seen, ['own OLD@1000', 'own O1@2000', 'own O2@4000']);
+  });
+
   it('counts an error answer as unusable and goes on', async () => {
     const { seen, events } = await replay([
       { askedMs: T0, receivedMs: T0 + 5, endpoint: 'Depth', pair: 'XBTUSD', error: 'ECONNRESET' },

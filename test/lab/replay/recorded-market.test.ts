@@ -95,6 +95,25 @@ describe('RecordedMarket', () => {
     assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 2']);
   });
 
+  it("replaces one pair's own orders with that pair's OwnOrders row, leaving the others", () => {
+    const t = testVenue();
+    const market = t.venue.market;
+    // Another pair of the session (this venue lists XBTUSD only): just its id matters here.
+    const eth = { ...t.pair, id: 'XETHZUSD' };
+    market.setOwnOrders([
+      { pair: t.pair, side: 'buy', price: new Decimal('60000.0'), volume: new Decimal('1') },
+      { pair: eth, side: 'buy', price: new Decimal('3000.0'), volume: new Decimal('1') },
+    ]);
+    // XBTUSD's own bid moved to 59999.0; ETHUSD's row did not come yet.
+    market.setOwnOrders(
+      [{ pair: t.pair, side: 'buy', price: new Decimal('59999.0'), volume: new Decimal('1') }],
+      t.pair,
+    );
+    market.applyDepth(t.pair, levels(['60000.0', '3'], ['59999.0', '2']), ASKS);
+    assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 3']);
+    assert.deepEqual(t.queue('buy', '59999.0'), ['recorded 1']);
+  });
+
   it('mirrors Level3 orders by id: a cancel moves us forward by exactly its volume', () => {
     const t = testVenue();
     const market = t.venue.market;
