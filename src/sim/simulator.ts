@@ -25,6 +25,8 @@ export interface SimulatorOptions {
   readonly host?: string;
   /** Seed for ids; random when absent. */
   readonly idSeed?: number;
+  /** Bounds each user account's kept history (EngineOptions.userHistoryKept); backtests set it. */
+  readonly userHistoryKept?: number;
 }
 
 export interface Simulator {
@@ -70,6 +72,7 @@ export function createSimContext(options: SimulatorOptions = {}): {
     },
     canTrade: () => status.canTrade(),
     indexPrice: (pair) => late.background?.indexPrice(pair.id),
+    ...(options.userHistoryKept === undefined ? {} : { userHistoryKept: options.userHistoryKept }),
   });
   const history = new MarketRecorder(markets, engine, clock);
   late.history = history;

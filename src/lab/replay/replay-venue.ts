@@ -33,6 +33,14 @@ export interface ReplayVenue {
  * background market, limits enforced, one account for the bot; its server answered through a
  * SimTransport, its engine driven by a RecordedMarket.
  */
+/**
+ * Closed orders, fills and ledger entries of the bot's key the replay's venue keeps (the newest,
+ * trimmed at twice this): about 35 minutes of the paper config's two pairs, far beyond the
+ * reconcile's look-back. The report's fills come from PnL attribution; the fidelity check's
+ * replayed ledger reads the venue's, so it compares sessions shorter than that.
+ */
+export const REPLAY_HISTORY_KEPT = 2_000;
+
 export function createReplayVenue(options: {
   readonly scan: RecordingScan;
   readonly pairs: readonly string[];
@@ -44,6 +52,8 @@ export function createReplayVenue(options: {
   const { ctx, runTicks } = createSimContext({
     clock,
     idSeed: 1,
+    // The bot asks about its last minutes only; a day of its orders would grow without bound.
+    userHistoryKept: REPLAY_HISTORY_KEPT,
     config: {
       assets: DEFAULT_ASSETS,
       pairs: options.pairs.map((name) => pairConfig(scan, name)),

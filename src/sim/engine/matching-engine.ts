@@ -99,7 +99,7 @@ type MatchEnd = 'filled' | 'exhausted' | 'bound' | 'gone';
  * new order (order minimum, funds...) is not created.
  */
 
-/** Closed orders, fills and ledger entries kept per background account (see #trimBackground). */
+/** Closed orders, fills and ledger entries kept per background account (see #trimHistory). */
 const BACKGROUND_HISTORY = 1000;
 
 export class MatchingEngine implements Engine {
@@ -844,7 +844,7 @@ export class MatchingEngine implements Engine {
       this.#tradesById.set(id, trade);
       const book = this.#accountBook(live.account);
       book.trades.push(trade);
-      if (live.account.kind === 'background') this.#trimBackground(live.account, book);
+      this.#trimHistory(live.account, book);
       book.volume.add(this.#now, usd);
       o.volExec = o.volExec.plus(vol);
       o.cost = o.cost.plus(cost);
@@ -898,7 +898,7 @@ export class MatchingEngine implements Engine {
     book.live.delete(o.txid);
     book.livePerPair.set(pb.pair.id, (book.livePerPair.get(pb.pair.id) ?? 1) - 1);
     book.closed.push(o);
-    if (live.account.kind === 'background') this.#trimBackground(live.account, book);
+    this.#trimHistory(live.account, book);
     if (o.spec.close !== undefined && o.volExec.gt(0) && lapsedOnItsOwn(status, reason)) {
       this.#work.push(() => this.#placeClose(live));
     }
@@ -995,20 +995,24 @@ export class MatchingEngine implements Engine {
   /**
    * The background participants (and a backtest's recorded ones) place about a million orders a
    * day; nobody queries their history, so only the most recent is kept and a long paper-trading
-   * run or replay stays flat in memory.
+   * run or replay stays flat in memory. User accounts keep everything unless the engine was told
+   * a bound (a backtest's: the bot asks only about its last minutes). Trimmed at twice the bound,
+   * so the cost is paid once per `kept` entries.
    */
-  #trimBackground(account: Account, book: AccountBook): void {
+  #trimHistory(account: Account, book: AccountBook): void {
+    const kept = account.kind === 'background' ? BACKGROUND_HISTORY : this.#options.userHistoryKept;
+    if (kept === undefined) return;
     const ledger = account.wallet.ledger;
-    if (ledger.length > 2 * BACKGROUND_HISTORY) {
-      ledger.splice(0, ledger.length - BACKGROUND_HISTORY);
+    if (ledger.length > 2 * kept) {
+      ledger.splice(0, ledger.length - kept);
     }
-    if (book.closed.length > 2 * BACKGROUND_HISTORY) {
-      for (const o of book.closed.splice(0, book.closed.length - BACKGROUND_HISTORY)) {
+    if (book.closed.length > 2 * kept) {
+      for (const o of book.closed.splice(0, book.closed.length - kept)) {
         this.#orders.delete(o.txid);
       }
     }
-    if (book.trades.length > 2 * BACKGROUND_HISTORY) {
-      for (const t of book.trades.splice(0, book.trades.length - BACKGROUND_HISTORY)) {
+    if (book.trades.length > 2 * kept) {
+      for (const t of book.trades.splice(0, book.trades.length - kept)) {
         this.#tradesById.delete(t.id);
       }
     }

@@ -262,4 +262,9 @@ export interface EngineOptions {
   readonly canTrade?: () => boolean;
   /** Index price for `trigger=index`; the last trade price is the spec's fallback. */
   readonly indexPrice?: (pair: SimPair) => Decimal | undefined;
+  /**
+   * Closed orders, fills and ledger entries kept per user account (the newest); all when absent,
+   * as a paper venue keeps them. A backtest bounds them so a day-long replay stays flat in memory.
+   */
+  readonly userHistoryKept?: number;
 }

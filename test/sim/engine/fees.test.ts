@@ -120,4 +120,28 @@ void describe('fees, ledgers, holds and 30-day volume', () => {
     h.engine.place(lp, spec({ pair: h.btc, side: 'sell', volume: '0.75', price: '60000' }));
     assert.equal(str(a.wallet.hold('ZUSD')), '0');
   });
+
+  void it("keeps a user account's newest history only when the engine is told a bound", () => {
+    for (const kept of [undefined, 5]) {
+      const h = harness(kept === undefined ? {} : { userHistoryKept: kept });
+      const maker = h.account('maker');
+      const taker = h.account('taker');
+      for (let i = 0; i < 12; i++) {
+        h.engine.place(maker, spec({ pair: h.btc, side: 'sell', volume: '0.1', price: '60000' }));
+        h.engine.place(taker, spec({ pair: h.btc, side: 'buy', volume: '0.1', price: '60000' }));
+      }
+      const sizes = [
+        h.engine.closedOrders(taker).length,
+        h.engine.trades(taker).length,
+        taker.wallet.ledger.length,
+      ];
+      if (kept === undefined) {
+        assert.deepEqual(sizes.slice(0, 2), [12, 12], 'a paper venue keeps everything');
+        assert.ok(sizes[2] !== undefined && sizes[2] >= 24);
+      } else {
+        // Trimmed back to the bound each time it doubles: never more than twice it.
+        for (const size of sizes) assert.ok(size >= kept && size <= 2 * kept, sizes.join(', '));
+      }
+    }
+  });
 });

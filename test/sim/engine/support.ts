@@ -35,7 +35,7 @@ export interface Harness {
 
 export const RICH = { ZUSD: '1000000', XXBT: '100', XETH: '1000' };
 
-export function harness(): Harness {
+export function harness(options: { userHistoryKept?: number } = {}): Harness {
   const clock = new ManualClock(T0);
   const ids = new IdFactory(7);
   const markets = new Markets(DEFAULT_ASSETS, DEFAULT_PAIRS);
@@ -54,6 +54,7 @@ export function harness(): Harness {
     listeners: { trade: (t) => prints.push(t), book: (p) => bookEvents.push(p.id) },
     canTrade: () => h.canTrade,
     indexPrice: (p) => index.get(p.id),
+    ...options,
   });
   return Object.assign(h, {
     clock,
