@@ -6,6 +6,7 @@ export {
   type MakerdErrorOptions,
 } from './errors.js';
 export { type Clock, systemClock, ManualClock, every, within } from './clock.js';
+export { TimerQueue } from './timer-queue.js';
 export { parseWithSchema } from './validate.js';
 export {
   Decimal,

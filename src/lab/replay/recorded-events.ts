@@ -1,9 +1,8 @@
-import { Decimal } from '../../core/index.js';
+import { Decimal, TimerQueue } from '../../core/index.js';
 import type { Side } from '../../sim/engine/types.js';
 import type { Markets, SimPair } from '../../sim/markets.js';
 import { SYSTEM_MODES, type SystemMode } from '../../sim/state/status.js';
 import type { RecordedRow } from '../recording/format.js';
-import { MinHeap } from './min-heap.js';
 import type {
   RecordedLevel,
   RecordedMarket,
@@ -14,7 +13,6 @@ import type {
 /** One change to the market at one instant of the recording. */
 export interface MarketEvent {
   readonly atMs: number;
-  readonly seq: number;
   apply(): void;
 }
 
@@ -42,11 +40,8 @@ export class RecordedEvents {
   readonly #lookaheadMs: number;
   readonly #startMs: number;
   readonly #endMs: number;
-  readonly #heap = new MinHeap<MarketEvent>(
-    (a, b) => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq),
-  );
+  readonly #events = new TimerQueue<MarketEvent>();
   readonly #lastTradeId = new Map<string, number>();
-  #seq = 0;
   /** The recording holds the bot's own view of its orders (OwnOrders rows). */
   #ownRecorded = false;
   #readUpToMs = -Infinity;
@@ -92,11 +87,11 @@ export class RecordedEvents {
       this.counts.rows += 1;
       this.#take(row, nowMs);
     }
-    return this.#heap.peek();
+    return this.#events.peek()?.item;
   }
 
   shift(): MarketEvent | undefined {
-    return this.#heap.pop();
+    return this.#events.pop();
   }
 
   #take(row: RecordedRow, nowMs: number): void {
@@ -205,7 +200,7 @@ export class RecordedEvents {
   }
 
   #push(atMs: number, apply: () => void): void {
-    this.#heap.push({ atMs, seq: this.#seq++, apply });
+    this.#events.push(atMs, { atMs, apply });
   }
 }
 

@@ -1,9 +1,6 @@
-import type { Clock } from '../../core/index.js';
-import { MinHeap } from './min-heap.js';
+import { TimerQueue, type Clock } from '../../core/index.js';
 
 interface Sleeper {
-  readonly at: number;
-  readonly seq: number;
   readonly resolve: () => void;
   done: boolean;
 }
@@ -17,8 +14,7 @@ interface Sleeper {
  */
 export class ReplayClock implements Clock {
   #now: number;
-  #seq = 0;
-  readonly #heap = new MinHeap<Sleeper>((a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq));
+  readonly #sleepers = new TimerQueue<Sleeper>();
 
   constructor(startMs: number) {
     this.#now = startMs;
@@ -39,15 +35,13 @@ export class ReplayClock implements Clock {
         reject(abortReason(signal as AbortSignal));
       };
       const sleeper: Sleeper = {
-        at: this.#now + Math.max(0, ms),
-        seq: this.#seq++,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
         done: false,
       };
-      this.#heap.push(sleeper);
+      this.#sleepers.push(this.#now + Math.max(0, ms), sleeper);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -55,7 +49,7 @@ export class ReplayClock implements Clock {
   /** When the earliest live sleeper is due; undefined when nothing sleeps. */
   nextAt(): number | undefined {
     this.#dropDone();
-    return this.#heap.peek()?.at;
+    return this.#sleepers.peek()?.atMs;
   }
 
   /**
@@ -63,15 +57,13 @@ export class ReplayClock implements Clock {
    * order they went to sleep: what they resume runs together, in that order, until it settles.
    */
   wakeNext(): void {
-    this.#dropDone();
-    const first = this.#heap.peek();
-    if (first === undefined) return;
-    this.#now = Math.max(this.#now, first.at);
+    const at = this.nextAt();
+    if (at === undefined) return;
+    this.#now = Math.max(this.#now, at);
     for (;;) {
       this.#dropDone();
-      const next = this.#heap.peek();
-      if (next === undefined || next.at > first.at) return;
-      this.#heap.pop();
+      const next = this.#sleepers.popDue(at);
+      if (next === undefined) return;
       next.done = true;
       next.resolve();
     }
@@ -83,7 +75,7 @@ export class ReplayClock implements Clock {
   }
 
   #dropDone(): void {
-    while (this.#heap.peek()?.done === true) this.#heap.pop();
+    while (this.#sleepers.peek()?.item.done === true) this.#sleepers.pop();
   }
 }
 

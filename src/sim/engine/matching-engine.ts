@@ -1,4 +1,4 @@
-import { Decimal } from '../../core/index.js';
+import { Decimal, TimerQueue } from '../../core/index.js';
 import { MATCHING_ENGINE } from '../../exchange/limits/index.js';
 import { invalidArguments, SimError } from '../errors.js';
 import type { SimPair } from '../markets.js';
@@ -21,7 +21,6 @@ import {
   type Direction,
 } from './prices.js';
 import { legOf, type Leg } from './settlement.js';
-import { TimerQueue } from './timers.js';
 import type {
   BookEntry,
   BookView,

@@ -1,7 +1,8 @@
 /**
- * Due times (starttm activation, GTD expiry) in a binary min-heap, earliest first and in insertion
- * order at equal times. Entries are never removed early: whoever pops one checks that the order
- * still needs it, which keeps cancel O(1).
+ * Items due at given times in a binary min-heap: earliest first, and in insertion order at equal
+ * times. Entries are never removed early: whoever takes one checks that it is still wanted, which
+ * keeps a cancel O(1). The simulator's order timers (starttm, GTD expiry), the replay clock's
+ * sleepers and the replay's market events all wait in one.
  */
 export class TimerQueue<T> {
   readonly #heap: { atMs: number; seq: number; item: T }[] = [];
@@ -23,11 +24,23 @@ export class TimerQueue<T> {
     }
   }
 
+  /** The earliest entry, left in place; undefined when empty. */
+  peek(): { readonly atMs: number; readonly item: T } | undefined {
+    return this.#heap[0];
+  }
+
   /** The earliest item due at or before `nowMs`, removed; undefined when none is due. */
   popDue(nowMs: number): T | undefined {
+    const top = this.#heap[0];
+    if (top === undefined || top.atMs > nowMs) return undefined;
+    return this.pop();
+  }
+
+  /** The earliest item, removed; undefined when empty. */
+  pop(): T | undefined {
     const heap = this.#heap;
     const top = heap[0];
-    if (top === undefined || top.atMs > nowMs) return undefined;
+    if (top === undefined) return undefined;
     const last = heap.pop() as (typeof heap)[number];
     if (heap.length > 0) {
       heap[0] = last;
