@@ -6,7 +6,8 @@ import {
   createReplayVenue,
   type ReplayVenue,
 } from '../../../src/lab/replay/index.js';
-import type { OrderSpec, Side } from '../../../src/sim/engine/types.js';
+import { limitSpec } from '../../../src/sim/engine/limit-spec.js';
+import type { Side } from '../../../src/sim/engine/types.js';
 import type { SimPair } from '../../../src/sim/markets.js';
 import type { Account } from '../../../src/sim/state/accounts.js';
 
@@ -60,7 +61,10 @@ export function testVenue(options: { latencyMs?: number; tier?: string } = {}): 
     pair,
     ours,
     place: (side, price, volume) =>
-      venue.ctx.engine.place(ours, limit(pair, side, price, volume)).txid,
+      venue.ctx.engine.place(
+        ours,
+        limitSpec(pair, side, new Decimal(volume), new Decimal(price), 'GTC'),
+      ).txid,
     queue: (side, price) =>
       (side === 'buy' ? venue.ctx.engine.book(pair).bids : venue.ctx.engine.book(pair).asks)
         .filter((e) => e.price.eq(price))
@@ -99,22 +103,4 @@ export function levels(...pairs: [string, string][]) {
     price: new Decimal(price),
     volume: new Decimal(volume),
   }));
-}
-
-function limit(pair: SimPair, side: Side, price: string, volume: string): OrderSpec {
-  return {
-    pair,
-    side,
-    ordertype: 'limit',
-    volume: new Decimal(volume),
-    price: { kind: 'abs', value: new Decimal(price) },
-    trigger: 'last',
-    flags: { post: false, fcib: false, fciq: false, nompp: false, viqc: false },
-    timeinforce: 'GTC',
-    starttmMs: 0,
-    expiretmMs: 0,
-    userref: 0,
-    stptype: 'cancel-newest',
-    reduceOnly: false,
-  };
 }

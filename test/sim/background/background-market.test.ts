@@ -5,6 +5,7 @@ import {
   BACKGROUND_MAKER_KEY,
   BACKGROUND_TAKER_KEY,
 } from '../../../src/sim/background/background-market.js';
+import { limitSpec } from '../../../src/sim/engine/limit-spec.js';
 import type { OrderSpec } from '../../../src/sim/engine/types.js';
 import { harness } from './harness.js';
 
@@ -83,21 +84,8 @@ describe('BackgroundMarket', () => {
       h.clock.now(),
     );
     const bestBid = h.engine.book(xbt).bids[0]!.price;
-    const spec: OrderSpec = {
-      pair: xbt,
-      side: 'buy',
-      ordertype: 'limit',
-      volume: dec('0.01'),
-      price: { kind: 'abs', value: bestBid.plus(xbt.tick) },
-      trigger: 'last',
-      flags: { post: true, fcib: false, fciq: false, nompp: false, viqc: false },
-      timeinforce: 'GTC',
-      starttmMs: 0,
-      expiretmMs: 0,
-      userref: 0,
-      stptype: 'cancel-newest',
-      reduceOnly: false,
-    };
+    const plain = limitSpec(xbt, 'buy', dec('0.01'), bestBid.plus(xbt.tick), 'GTC');
+    const spec: OrderSpec = { ...plain, flags: { ...plain.flags, post: true } };
     const order = h.engine.place(user, spec);
     assert.equal(order.status, 'open');
     for (let s = 0; s < 5 * 60 && order.status === 'open'; s++) await h.run(1_000, 250);

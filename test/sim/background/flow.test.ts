@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { InvalidInputError, dec } from '../../../src/core/index.js';
 import { BACKGROUND_TAKER_KEY } from '../../../src/sim/background/background-market.js';
 import { parseSimConfig } from '../../../src/sim/config.js';
+import { limitSpec } from '../../../src/sim/engine/limit-spec.js';
 import type { OrderSpec } from '../../../src/sim/engine/types.js';
 import { harness, type Harness } from './harness.js';
 
@@ -179,20 +180,8 @@ describe('background flow', () => {
   });
 });
 
+/** A post-only bid of 0.01 as a user places it. */
 function bidAt(pair: OrderSpec['pair'], price: ReturnType<typeof dec>): OrderSpec {
-  return {
-    pair,
-    side: 'buy',
-    ordertype: 'limit',
-    volume: dec('0.01'),
-    price: { kind: 'abs', value: price },
-    trigger: 'last',
-    flags: { post: true, fcib: false, fciq: false, nompp: false, viqc: false },
-    timeinforce: 'GTC',
-    starttmMs: 0,
-    expiretmMs: 0,
-    userref: 0,
-    stptype: 'cancel-newest',
-    reduceOnly: false,
-  };
+  const spec = limitSpec(pair, 'buy', dec('0.01'), price, 'GTC');
+  return { ...spec, flags: { ...spec.flags, post: true } };
 }
