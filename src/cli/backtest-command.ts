@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InvalidInputError } from '../core/index.js';
-import { dataProblems } from '../lab/backtest-report.js';
+import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
+import { dataProblems, fillLine } from '../lab/backtest-report.js';
 import { RecordingReader } from '../lab/recording/index.js';
 import { DEFAULT_LATENCY_MS, type DriverProgress } from '../lab/replay/index.js';
 import { writeReport, type BacktestReport, type Fidelity } from '../lab/report/index.js';
@@ -27,13 +28,49 @@ export interface BacktestCommandResult extends BacktestResult {
   readonly files: { readonly html: string; readonly json: string };
 }
 
+/**
+ * fills.jsonl in the output folder, opened before the replay (an --out that cannot be written is
+ * refused before the run, not after it) and written as fills settle, so memory stays flat.
+ */
+async function openFillsFile(
+  outDir: string,
+): Promise<{ write: (line: string) => void; close: () => Promise<void> }> {
+  const path = join(outDir, 'fills.jsonl');
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (err) {
+    throw new InvalidInputError(
+      '--out',
+      `${outDir}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
+    );
+  }
+  const stream: WriteStream = createWriteStream(path);
+  let failed: Error | undefined;
+  stream.on('error', (err) => (failed ??= err));
+  await new Promise<void>((ok) => stream.once('ready', ok).once('error', () => ok()));
+  const fail = (): never => {
+    const code = (failed as NodeJS.ErrnoException).code ?? (failed as Error).message;
+    throw new MakerdError('BACKTEST_OUTPUT', `cannot write ${path}: ${code}`);
+  };
+  if (failed !== undefined) fail();
+  return {
+    write: (line) => {
+      if (failed === undefined) stream.write(line);
+    },
+    close: async () => {
+      await new Promise<void>((done) => stream.end(done));
+      if (failed !== undefined) fail();
+    },
+  };
+}
+
 /** Without a terminal, a progress line this often (wall time). */
 const PROGRESS_LINE_MS = 5_000;
 
 /**
  * `makerd backtest`: replays a recording through the bot of a config file (see backtest-run.ts),
  * with a progress bar and the recording's problems on stderr, a summary table on stdout, and
- * report.html, report.json and replay.json in --out.
+ * report.html, report.json, fills.jsonl and replay.json in --out.
  */
 export async function runBacktestCommand(
   opts: BacktestCommandOptions,
@@ -65,6 +102,7 @@ export async function runBacktestCommand(
     destination: terminal.logStream,
   });
   const progress = new Progress(terminal, io.err);
+  const fillsFile = await openFillsFile(outDir);
   const result = await runBacktest({
     settings,
     configDir: dir,
@@ -80,7 +118,8 @@ export async function runBacktestCommand(
     log,
     strategiesDir: builtInStrategies(),
     onProgress: (p) => progress.show(p),
-  });
+    onFill: (pair, fill) => fillsFile.write(fillLine(pair, fill)),
+  }).finally(() => fillsFile.close());
   terminal.clear();
   io.out.write(summaryTable(result));
   const report: BacktestReport = {

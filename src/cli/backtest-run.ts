@@ -10,7 +10,7 @@ import {
   type CredentialsInput,
 } from '../exchange/index.js';
 import { ExecutorMetrics } from '../executor/index.js';
-import { pairReport } from '../lab/backtest-report.js';
+import { pairReport, ReportFills } from '../lab/backtest-report.js';
 import type { LedgerTrade } from '../lab/fidelity.js';
 import type { RecordedRow } from '../lab/recording/format.js';
 import type { PairReport } from '../lab/report/index.js';
@@ -56,6 +56,11 @@ export interface BacktestOptions {
   readonly log: Logger;
   readonly strategiesDir: string;
   readonly onProgress?: (progress: DriverProgress) => void;
+  /**
+   * Told each fill (pair altname) once its markouts are known, and at the end those still
+   * pending: the command writes them to fills.jsonl. The run itself keeps only a sample.
+   */
+  readonly onFill?: (pair: string, fill: FillRecord) => void;
 }
 
 /** One pair's figures for the summary table; the rest is in `reports`. */
@@ -170,7 +175,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     },
   });
 
-  const settled = new Map<string, FillRecord[]>();
+  const fills = new Map(simPairs.map((p) => [p.id, new ReportFills()]));
+  const onFill = (pairId: string, fill: FillRecord): void => {
+    fills.get(pairId)?.add(fill);
+    const altname = simPairs.find((p) => p.id === pairId)?.altname ?? pairId;
+    o.onFill?.(altname, fill);
+  };
   let executor: ReplayExecutor | undefined;
   let runner: RunnerRole | undefined;
   const startBot = async (): Promise<void> => {
@@ -212,11 +222,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       ratecountKey: `${prefix}:ratecount`,
       replayPnl: {
         seriesEveryMs: SERIES_EVERY_MS,
-        onFillSettled: (pairId, record) => {
-          const list = settled.get(pairId) ?? [];
-          list.push(record);
-          settled.set(pairId, list);
-        },
+        onFillSettled: onFill,
       },
     });
   };
@@ -244,14 +250,16 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     const pair = pairInfoOf(role, simPair.id);
     const pnl = role.pnl.pairPnl(simPair.id);
     if (pnl === undefined) throw new Error(`no PnL for ${simPair.altname}`);
-    // Fills whose 60 s markout was still pending at the end go in with what is known.
-    const pending = pnl.fills().filter((f) => f.markouts.some((m) => m.value === undefined));
-    const fills = [...(settled.get(simPair.id) ?? []), ...pending].sort((a, b) => a.atMs - b.atMs);
+    // Fills whose 60 s markout was still pending at the end go in with what is known; they are
+    // the newest, so the report's fills stay oldest first.
+    for (const f of pnl.fills()) {
+      if (f.markouts.some((m) => m.value === undefined)) onFill(simPair.id, f);
+    }
     const summary = pnl.summary();
     marks.push(summary.mark?.toFixed());
     return pairReport(
       pair,
-      { summary, series: pnl.series(), fills },
+      { summary, series: pnl.series(), fills: fills.get(simPair.id) ?? new ReportFills() },
       MATCHING_ENGINE[settings.exchange.tier].max,
     );
   });

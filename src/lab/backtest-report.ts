@@ -1,14 +1,84 @@
 import { toWire, type Decimal, type PairInfo } from '../core/index.js';
 import type { FillRecord, PnlSummary, SeriesPoint } from '../pnl/index.js';
 import type { RecordingProblem } from './recording/index.js';
-import type { DataProblem, PairReport } from './report/index.js';
+import type { DataProblem, FillPoint, PairReport } from './report/index.js';
+
+/** Fills a pair's report keeps for its chart: beyond this, every other one goes (see ReportFills). */
+export const REPORT_FILLS_KEPT = 4_000;
 
 /** What PairPnl knows of one pair at the end of a replay. */
 export interface PairPnlResult {
   readonly summary: PnlSummary;
   readonly series: readonly SeriesPoint[];
-  /** Every fill, oldest first: the settled ones and those still pending at the end. */
-  readonly fills: readonly FillRecord[];
+  readonly fills: ReportFills;
+}
+
+/**
+ * One pair's fills as the report keeps them, oldest first: at most `max`, evenly spread over the
+ * run (when full, every other one goes and from then on only every 2nd, 4th... is kept), so a
+ * replay's memory stays flat however many fills it makes. fills.jsonl has every one.
+ */
+export class ReportFills {
+  readonly #max: number;
+  #kept: FillPoint[] = [];
+  #every = 1;
+  #seen = 0;
+  buys = 0;
+
+  constructor(max = REPORT_FILLS_KEPT) {
+    if (!(max >= 2)) throw new RangeError(`ReportFills keeps at least 2, got ${max}`);
+    this.#max = max;
+  }
+
+  add(fill: FillRecord): void {
+    if (fill.side === 'buy') this.buys += 1;
+    const index = this.#seen++;
+    if (index % this.#every !== 0) return;
+    if (this.#kept.length >= this.#max) {
+      this.#kept = this.#kept.filter((_, i) => i % 2 === 0);
+      this.#every *= 2;
+      if (index % this.#every !== 0) return;
+    }
+    this.#kept.push({
+      tMs: fill.atMs,
+      side: fill.side,
+      price: toWire(fill.price),
+      volume: toWire(fill.volume),
+      fee: toWire(fill.fee),
+    });
+  }
+
+  get count(): number {
+    return this.#seen;
+  }
+
+  kept(): readonly FillPoint[] {
+    return this.#kept;
+  }
+}
+
+/**
+ * One line of fills.jsonl: a fill with the mid its spread was measured against and its markouts,
+ * exact decimal strings (a markout still pending when the run ended is null).
+ */
+export function fillLine(pair: string, fill: FillRecord): string {
+  const wire = (d: Decimal | undefined): string | null => (d === undefined ? null : toWire(d));
+  return `${JSON.stringify({
+    pair,
+    tMs: fill.atMs,
+    side: fill.side,
+    price: toWire(fill.price),
+    volume: toWire(fill.volume),
+    fee: toWire(fill.fee),
+    mid: toWire(fill.mid),
+    spread: toWire(fill.spread),
+    markouts: fill.markouts.map((m) => ({
+      horizonMs: m.horizonMs,
+      value: wire(m.value),
+      bps: wire(m.bps),
+      mid: wire(m.mid),
+    })),
+  })}\n`;
 }
 
 /**
@@ -19,7 +89,7 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
   const { summary, series } = pnl;
   const num = (text: string | undefined): number | null =>
     text === undefined ? null : Number(text);
-  const buys = pnl.fills.filter((f) => f.side === 'buy').length;
+  const buys = pnl.fills.buys;
   return {
     pair: pair.altname,
     base: assetName(pair.base),
@@ -59,13 +129,7 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
       ratecount: series.map((p) => (p.ratecount ?? 0) * ratecountMax),
       ratecountMax,
     },
-    fills: pnl.fills.map((f) => ({
-      tMs: f.atMs,
-      side: f.side,
-      price: toWire(f.price),
-      volume: toWire(f.volume),
-      fee: toWire(f.fee),
-    })),
+    fills: pnl.fills.kept(),
     markouts: {
       horizonsMs: summary.markouts.map((m) => m.horizonMs),
       buy: summary.markouts.map((m) => bps(m.buyMeanBps)),

@@ -73,7 +73,7 @@ function pagePair(p: PairReport): PagePair {
       price: fills.map((f) => Number(f.price)),
       buy: fills.map((f) => (f.side === 'buy' ? 1 : 0)),
     },
-    fillsTotal: p.fills.length,
+    fillsTotal: p.summary.fills,
     markouts: {
       horizonsS: p.markouts.horizonsMs.map(seconds),
       labels: p.markouts.horizonsMs.map(horizon),

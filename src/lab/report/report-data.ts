@@ -49,7 +49,10 @@ export interface PairReport {
   readonly quote: string;
   readonly summary: PairSummary;
   readonly series: PairSeries;
-  /** Every fill of the run, oldest first. */
+  /**
+   * The run's fills oldest first, at most 4,000: beyond that evenly thinned (summary.fills counts
+   * them all; fills.jsonl beside the report lists every one).
+   */
   readonly fills: readonly FillPoint[];
   readonly markouts: MarkoutCurves;
 }

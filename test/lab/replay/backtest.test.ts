@@ -103,6 +103,19 @@ describe('backtest', () => {
     assert.equal(pair?.pair, 'XBTUSD');
     assert.equal(pair.summary.fills, fills);
     assert.equal(pair.fills.length, fills, 'every fill is listed, pending markouts too');
+    const lines = readFileSync(join(outDir, 'fills.jsonl'), 'utf8').trim().split('\n');
+    const listed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(listed.length, fills, 'fills.jsonl has every fill');
+    assert.deepEqual(
+      listed.map((f) => [f.tMs, f.side, f.price, f.volume, f.fee]),
+      pair.fills.map((f) => [f.tMs, f.side, f.price, f.volume, f.fee]),
+    );
+    const last = listed.at(-1) as { markouts: { horizonMs: number; value: string | null }[] };
+    assert.equal(last.markouts.at(-1)?.value, null, "the last fill's 1 min markout was pending");
+    assert.ok(
+      listed.every((f) => dec(f.spread as string).isFinite() && typeof f.mid === 'string'),
+      'each fill carries its mid and spread',
+    );
     assert.deepEqual(pair.summary.pnl, pnl);
     assert.ok(pair.series.tMs.length >= 60, `${pair.series.tMs.length} chart points for 90 s`);
     assert.equal(pair.series.pnlTotal.at(-1), Number(pnl.total), 'the chart ends at the total');
@@ -160,5 +173,20 @@ describe('backtest', () => {
       ),
       { message: `--data: ${empty} holds no recording (no pair folder of .jsonl.gz files)` },
     );
+  });
+
+  it('refuses an --out it cannot write before replaying', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const out = join(file, 'report');
+    const err = sink();
+    await assert.rejects(
+      runBacktestCommand(
+        { data: join(dir, 'rec'), config: writeConfig(dir, 'XBTUSD'), out },
+        { out: sink(), err },
+      ),
+      { message: `--out: ${out}: ENOTDIR` },
+    );
+    assert.doesNotMatch(err.text(), /real time/, 'no replay ran');
   });
 });

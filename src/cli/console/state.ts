@@ -1,0 +1,159 @@
+/**
+ * What the operator console's page receives (GET /console/stream, Server-Sent Events). The page
+ * (console/ at the repository root, bundled to dist/console by `npm run build`) imports these
+ * types only. Amounts are exact decimal strings as everywhere in makerd; times are ms since the
+ * Unix epoch on the daemon's clock.
+ *
+ * Events on the stream:
+ *   `history`  once on connect: ConsoleHistory (the last hour per pair).
+ *   `state`    about once a second: ConsoleState (the deployment now, plus each pair's newest
+ *              chart point and its newest fills; the page appends points and adds fills it has
+ *              not seen, by id).
+ */
+
+export interface ConsoleState {
+  readonly atMs: number;
+  readonly instance: string;
+  readonly halt: {
+    readonly halted: boolean;
+    readonly reason?: string;
+    /** Who set it: `operator:console (alice)`, `supervisor:emergency`, ... */
+    readonly by?: string;
+    readonly sinceMs?: number;
+  };
+  /** Liveness beats of the deployment's roles (any process). */
+  readonly roles: Readonly<Record<'runner' | 'executor' | 'supervisor', RoleLiveness>>;
+  /** The supervisor's last report; absent: no supervisor running (no dead-man switch). */
+  readonly supervisor?: {
+    /** The exchange's SystemStatus: online, maintenance, cancel_only, post_only, unknown. */
+    readonly exchange: string;
+    /** What makerd does about it: normal, cancel_only, post_only, maintenance, emergency. */
+    readonly posture: string;
+    /** When the exchange cancels every order unless makerd's heartbeat comes first. */
+    readonly deadManTriggerAtMs?: number;
+    /** 'ok', 'unchecked', or the breach that halted makerd. */
+    readonly risk: string;
+    /** The key's REST call counter. */
+    readonly rest?: Level;
+    /** The next announced maintenance window, if any. */
+    readonly nextMaintenance?: { readonly title: string; readonly startMs: number; readonly endMs?: number };
+  };
+  readonly pairs: readonly ConsolePair[];
+  /** Recent warnings, errors and operator actions of every process, newest first (at most 50). */
+  readonly events: readonly ConsoleEvent[];
+}
+
+export interface RoleLiveness {
+  readonly alive: boolean;
+  readonly beatAgeMs?: number;
+}
+
+export interface Level {
+  readonly level: number;
+  readonly max: number;
+}
+
+export interface ConsolePair {
+  /** Altname: XBTUSD. */
+  readonly pair: string;
+  readonly base: string;
+  readonly quote: string;
+  /** An executor process holds the pair (works its orders). */
+  readonly executor: boolean;
+  /** Pulled by an operator: the runner quotes nothing for it until resumed. */
+  readonly pulled: boolean;
+  /** The runner's mode for the pair (normal, cancel_only, post_only, stale...) and why. */
+  readonly mode?: string;
+  readonly modeReason?: string;
+  /** Best bid and ask of the book the runner last polled, and their mid. */
+  readonly book?: { readonly bid?: string; readonly ask?: string; readonly mid?: string };
+  /** Our resting orders, best first on each side. */
+  readonly orders: readonly ConsoleOrder[];
+  /** Base held, and the risk limit on it (supervisor.risk max_base) when one is set. */
+  readonly inventory: { readonly base: string; readonly quote: string; readonly maxBase?: string };
+  /** PnL split since the runner started (quote currency): total = spread + inventory − fees. */
+  readonly pnl?: {
+    readonly total: string;
+    readonly spread: string;
+    readonly inventory: string;
+    readonly fees: string;
+    readonly fills: number;
+    /** Volume-weighted 10 s markout of our fills, bps (positive: the market moved our way). */
+    readonly markout10sBps?: number;
+  };
+  /** The exchange's per-pair order-entry counter as makerd models it. */
+  readonly ratecount: Level;
+  /** Age of the newest answer per market-data source (Depth, GroupedBook, Level3, Trades...). */
+  readonly dataAges: readonly { readonly source: string; readonly ageMs: number }[];
+  /** The chart's newest point (absent while the runner has no book). */
+  readonly point?: ChartPoint;
+  /** Our newest fills (at most 20), newest first. */
+  readonly fills: readonly ConsoleFill[];
+}
+
+export interface ConsoleOrder {
+  readonly side: 'buy' | 'sell';
+  readonly price: string;
+  /** Volume still open. */
+  readonly volume: string;
+  /** Distance from the best price on its side, in price levels (0: at the top). */
+  readonly level?: number;
+  /** Volume resting ahead of ours at its price, once known (Level3); absent until then. */
+  readonly queueAhead?: string;
+}
+
+export interface ChartPoint {
+  readonly tMs: number;
+  readonly mid?: number;
+  /** Our best resting bid and ask. */
+  readonly bid?: number;
+  readonly ask?: number;
+}
+
+export interface ConsoleFill {
+  readonly id: string;
+  readonly tMs: number;
+  readonly side: 'buy' | 'sell';
+  readonly price: string;
+  readonly volume: string;
+}
+
+export interface ConsoleEvent {
+  readonly tMs: number;
+  readonly level: 'warn' | 'error' | 'audit';
+  /** The process role that wrote it (runner, executor, supervisor, http...). */
+  readonly source: string;
+  readonly message: string;
+}
+
+/** The last hour per pair, on connect. */
+export interface ConsoleHistory {
+  readonly pairs: readonly {
+    readonly pair: string;
+    readonly points: readonly ChartPoint[];
+    readonly fills: readonly ConsoleFill[];
+  }[];
+}
+
+/** GET /console/session: what the page needs before it opens the stream. */
+export interface ConsoleSession {
+  /** Whether requests need `Authorization: Bearer <token>` (the endpoint is not loopback). */
+  readonly tokenRequired: boolean;
+  /** Sent back as `X-Makerd-CSRF` on every POST (a cross-site page cannot read it). */
+  readonly csrf: string;
+  readonly instance: string;
+}
+
+/** POST bodies of the console's actions (JSON; each answers { ok: true, ... } or { error }). */
+export interface HaltRequest {
+  readonly reason: string;
+  /** Who acts: a name the operator typed, kept in the audit line. */
+  readonly operator: string;
+}
+export interface ResumeRequest {
+  readonly operator: string;
+}
+export interface PullPairRequest {
+  readonly pair: string;
+  readonly operator: string;
+}
