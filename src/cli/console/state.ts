@@ -36,7 +36,11 @@ export interface ConsoleState {
     /** The key's REST call counter. */
     readonly rest?: Level;
     /** The next announced maintenance window, if any. */
-    readonly nextMaintenance?: { readonly title: string; readonly startMs: number; readonly endMs?: number };
+    readonly nextMaintenance?: {
+      readonly title: string;
+      readonly startMs: number;
+      readonly endMs?: number;
+    };
   };
   readonly pairs: readonly ConsolePair[];
   /** Recent warnings, errors and operator actions of every process, newest first (at most 50). */
