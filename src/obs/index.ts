@@ -10,6 +10,7 @@ export {
   startHttpServer,
   type HttpServerOptions,
   type RouteAnswer,
+  type RouteRequest,
   type Routes,
   type RunningHttpServer,
 } from './http-server.js';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { InvalidInputError } from '../../src/core/index.js';
 import { startHttpServer } from '../../src/obs/index.js';
@@ -60,6 +61,68 @@ describe('HTTP endpoint', () => {
       assert.equal(bad.status, 400);
       assert.deepEqual(await bad.json(), { error: 'the body must be a JSON object' });
       assert.equal((await fetch(`${server.url}/halt`)).status, 404, 'GET is not POST');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a loopback endpoint only under a loopback name, against DNS rebinding', async () => {
+    const server = await startHttpServer({ host: '127.0.0.1', port: 0, token: undefined, routes });
+    try {
+      const port = new URL(server.url).port;
+      const get = (hostHeader: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port, path: '/status', headers: { host: hostHeader } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      assert.equal(await get(`127.0.0.1:${port}`), 200);
+      assert.equal(await get(`localhost:${port}`), 200);
+      assert.equal(await get(`evil.example:${port}`), 403);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a browser's POST from another origin and lets tools and the same origin through", async () => {
+    const server = await startHttpServer({ host: '127.0.0.1', port: 0, token: undefined, routes });
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(`${server.url}/halt`, { method: 'POST', body: '{"reason":"x"}', headers });
+      const refused = await post({ origin: 'https://evil.example' });
+      assert.equal(refused.status, 403);
+      assert.deepEqual(await refused.json(), { error: 'cross-site request refused' });
+      assert.equal((await post({ 'sec-fetch-site': 'cross-site' })).status, 403);
+      assert.equal(
+        (await post({ origin: server.url, 'sec-fetch-site': 'same-origin' })).status,
+        200,
+      );
+      assert.equal((await post({})).status, 200, 'curl sends neither header');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves public routes without the token and nothing else', async () => {
+    const server = await startHttpServer({
+      host: '0.0.0.0',
+      port: 0,
+      token: 's3cret',
+      routes: { ...routes, 'GET /console': () => ({ text: '<html>', contentType: 'text/html' }) },
+      publicRoutes: new Set(['GET /console']),
+    });
+    const url = server.url.replace('0.0.0.0', '127.0.0.1');
+    try {
+      const page = await fetch(`${url}/console`);
+      assert.equal(page.status, 200);
+      assert.equal(await page.text(), '<html>');
+      assert.equal((await fetch(`${url}/status`)).status, 401);
     } finally {
       await server.close();
     }
