@@ -4,10 +4,15 @@ import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
 import { RecordingReader } from '../lab/recording/index.js';
-import { DEFAULT_LATENCY_MS, type DriverProgress } from '../lab/replay/index.js';
+import type { DriverProgress } from '../lab/replay/index.js';
 import { writeReport, type BacktestReport, type Fidelity } from '../lab/report/index.js';
 import { createLogger } from '../obs/index.js';
-import { recordedName, runBacktest, type BacktestResult } from './backtest-run.js';
+import {
+  recordedName,
+  runBacktest,
+  type BacktestResult,
+  type LatencySource,
+} from './backtest-run.js';
 import { LiveTerminal } from './live-terminal.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 
@@ -114,7 +119,7 @@ export async function runBacktestCommand(
       }),
     ...(fromMs === undefined ? {} : { fromMs }),
     ...(toMs === undefined ? {} : { toMs }),
-    latencyMs,
+    ...(latencyMs === undefined ? {} : { latencyMs }),
     log,
     strategiesDir: builtInStrategies(),
     onProgress: (p) => progress.show(p),
@@ -218,9 +223,15 @@ export function summaryTable(r: BacktestResult): string {
     `pnl = spread + inventory - fees (quote currency, marked at the last mid)\n` +
     `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
     `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
-    `${r.events} events, latency ${r.latencyMs} ms\n`
+    `${r.events} events, latency ${r.latencyMs} ms a call (${LATENCY_FROM[r.latencyFrom]})\n`
   );
 }
+
+const LATENCY_FROM: Readonly<Record<LatencySource, string>> = {
+  option: '--latency-ms',
+  recording: "the recording's median round trip",
+  default: 'default: the recording timed no call',
+};
 
 function round(text: string): string {
   return Number(text).toFixed(2);
@@ -249,8 +260,8 @@ function timeOption(flag: string, text: string | undefined): number | undefined 
   return ms;
 }
 
-function latencyOption(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_LATENCY_MS;
+function latencyOption(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
   const n = Number(text);
   if (text.trim() === '' || !Number.isFinite(n) || n < 0) {
     throw new InvalidInputError('--latency-ms', `must be a number of ms >= 0, got ${text}`);

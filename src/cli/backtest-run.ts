@@ -16,6 +16,7 @@ import type { RecordedRow } from '../lab/recording/format.js';
 import type { PairReport } from '../lab/report/index.js';
 import {
   CountingRedis,
+  DEFAULT_LATENCY_MS,
   ReplayBus,
   ReplayClock,
   ReplayDriver,
@@ -52,7 +53,8 @@ export interface BacktestOptions {
   readonly rows: () => AsyncIterable<RecordedRow>;
   readonly fromMs?: number;
   readonly toMs?: number;
-  readonly latencyMs: number;
+  /** Each call's round trip; default the recording's median (DEFAULT_LATENCY_MS if untimed). */
+  readonly latencyMs?: number;
   readonly log: Logger;
   readonly strategiesDir: string;
   readonly onProgress?: (progress: DriverProgress) => void;
@@ -88,14 +90,18 @@ export interface PairResult {
   readonly ledger: readonly LedgerTrade[];
 }
 
+export type LatencySource = 'option' | 'recording' | 'default';
+
 export interface BacktestResult {
   readonly startMs: number;
   readonly endMs: number;
   readonly wallMs: number;
   readonly events: number;
   readonly latencyMs: number;
+  /** Where the latency came from: --latency-ms, the recording's round trips, or the default. */
+  readonly latencyFrom: LatencySource;
   readonly pairs: readonly PairResult[];
-  /** Each pair's report part: PnL split, series, every fill, markouts (src/lab/report). */
+  /** Each pair's report part: PnL split, series, a sample of fills, markouts (src/lab/report). */
   readonly reports: readonly PairReport[];
   /** The strategies traded, for the report's title. */
   readonly strategy: string;
@@ -117,6 +123,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const wallStart = performance.now();
   const scan = await scanRecording(o.rows(), o.fromMs, o.toMs);
   const pairNames = o.settings.pairs.map((p, i) => recordedName(p.pair, i, scan.pairs));
+  const latencyMs = o.latencyMs ?? scan.roundTripMs ?? DEFAULT_LATENCY_MS;
+  const latencyFrom: LatencySource =
+    o.latencyMs !== undefined ? 'option' : scan.roundTripMs !== undefined ? 'recording' : 'default';
   const clock = new ReplayClock(scan.firstMs);
   const { credentials, account } = replayAccount(o.settings, o.configDir);
   const venue = createReplayVenue({
@@ -124,7 +133,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     pairs: pairNames,
     account,
     clock,
-    latencyMs: o.latencyMs,
+    latencyMs,
   });
   const prefix = `${o.settings.redis.prefix}:backtest:${randomUUID().slice(0, 8)}`;
   const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };
@@ -229,7 +238,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   try {
     venue.transport.latencyMs = 0;
     await startBot();
-    venue.transport.latencyMs = o.latencyMs;
+    venue.transport.latencyMs = latencyMs;
     await driver.run();
     await driver.drain(
       (async () => {
@@ -268,7 +277,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     endMs: scan.lastMs,
     wallMs: performance.now() - wallStart,
     events: driver.events,
-    latencyMs: o.latencyMs,
+    latencyMs,
+    latencyFrom,
     pairs: reports.map((r, i) => {
       const simPair = simPairs[i] as (typeof simPairs)[number];
       const refusals =

@@ -13,6 +13,11 @@ export interface RecordingScan {
   readonly assetPairs: Readonly<Record<string, Record<string, unknown>>> | undefined;
   /** The first Depth answer's mid per pair, as a starting price. */
   readonly firstMid: ReadonlyMap<string, string>;
+  /**
+   * The median round trip of the calls recorded (asked to answered, whole ms; the bot's own
+   * OwnOrders rows are no call), undefined when none was timed: the live link's latency.
+   */
+  readonly roundTripMs: number | undefined;
 }
 
 /** Reads the rows once (streamed) within [fromMs, toMs]; an empty recording is refused. */
@@ -27,9 +32,15 @@ export async function scanRecording(
   const pairs = new Set<string>();
   const firstMid = new Map<string, string>();
   let assetPairs: Record<string, Record<string, unknown>> | undefined;
+  // Round trips by whole ms: the median of a day of rows in a few hundred entries.
+  const roundTrips = new Map<number, number>();
   for await (const row of rows) {
     if (row.receivedMs < fromMs || row.receivedMs > toMs) continue;
     count += 1;
+    if (row.endpoint !== 'OwnOrders' && row.error === undefined && row.receivedMs > row.askedMs) {
+      const ms = Math.round(row.receivedMs - row.askedMs);
+      roundTrips.set(ms, (roundTrips.get(ms) ?? 0) + 1);
+    }
     firstMs = Math.min(firstMs, row.receivedMs);
     lastMs = Math.max(lastMs, row.receivedMs);
     if (row.pair !== undefined) pairs.add(row.pair);
@@ -49,7 +60,27 @@ export async function scanRecording(
         : 'the recording is empty (no rows)',
     );
   }
-  return { rows: count, firstMs, lastMs, pairs: [...pairs].sort(), assetPairs, firstMid };
+  return {
+    rows: count,
+    firstMs,
+    lastMs,
+    pairs: [...pairs].sort(),
+    assetPairs,
+    firstMid,
+    roundTripMs: median(roundTrips),
+  };
+}
+
+/** The median of a histogram (value -> count); undefined when empty. */
+function median(histogram: ReadonlyMap<number, number>): number | undefined {
+  const total = [...histogram.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return undefined;
+  let seen = 0;
+  for (const [value, n] of [...histogram].sort((a, b) => a[0] - b[0])) {
+    seen += n;
+    if (seen * 2 >= total) return value;
+  }
+  return undefined;
 }
 
 function resultOf(body: string): unknown {

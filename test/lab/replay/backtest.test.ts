@@ -98,6 +98,8 @@ describe('backtest', () => {
       `${pnl.total} = ${pnl.spread} + ${pnl.inventory} - ${pnl.fees}`,
     );
     assert.match(err.text(), /backtest: .*x real time, ETA/);
+    // synth-recording.ts answers every call 20 ms after it is asked: the replay's latency.
+    assert.match(summary, /latency 20 ms a call \(the recording's median round trip\)/);
     const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as BacktestReport;
     const pair = report.pairs[0];
     assert.equal(pair?.pair, 'XBTUSD');

@@ -41,6 +41,7 @@ export function testVenue(options: { latencyMs?: number; tier?: string } = {}): 
       pairs: ['XBTUSD'],
       assetPairs: undefined,
       firstMid: new Map([['XBTUSD', '60000']]),
+      roundTripMs: undefined,
     },
     pairs: ['XBTUSD'],
     account: {
