@@ -13,3 +13,4 @@ export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';
 export { publishOrdersView, readOrdersView, type StoredOrdersView } from './orders-view.js';
+export { PulledPairs, type PullState } from './pulled-pairs.js';

@@ -93,7 +93,13 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
     await runRoles('makerd', ctx, ['runner', 'executor', 'supervisor'], {
       startedMsg: 'makerd demo running',
       ...(stopAfterMs === undefined ? {} : { stopAfterMs }),
-      onRunning: (running) => showStatus(ctx, running, terminal, statusEveryMs, opts.json === true),
+      onRunning: (running) => {
+        ctx.log.info(
+          { console: `${running.http.url}/` },
+          `demo: operator console at ${running.http.url}/`,
+        );
+        return showStatus(ctx, running, terminal, statusEveryMs, opts.json === true);
+      },
     });
     if (opts.record !== undefined) {
       // The backtest's default config is the demo's (config/paper.yaml) unless one was given.

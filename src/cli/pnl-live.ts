@@ -47,8 +47,6 @@ export interface LivePnlParts {
   readonly log: Log;
   /** A replay's report wants every fill and finer charts than /status does. */
   readonly replay?: ReplayPnlHooks;
-  /** Each pair's live orders as read every `everyMs` (a recording daemon writes them down). */
-  readonly onOrders?: (pair: PairInfo, live: readonly TrackedOrder[]) => void;
 }
 
 export interface ReplayPnlHooks {
@@ -76,6 +74,7 @@ export class LivePnl {
   readonly #parts: LivePnlParts;
   readonly #books = new Map<string, Book>();
   readonly #stop = new AbortController();
+  readonly #ordersListeners: ((pair: PairInfo, live: readonly TrackedOrder[]) => void)[] = [];
   #loop: Promise<void> | undefined;
   #warned = false;
 
@@ -129,6 +128,14 @@ export class LivePnl {
     });
   }
 
+  /**
+   * Each pair's live orders as read every `everyMs` (a recording daemon writes them down, the
+   * console lists them).
+   */
+  onOrders(listener: (pair: PairInfo, live: readonly TrackedOrder[]) => void): void {
+    this.#ordersListeners.push(listener);
+  }
+
   start(): void {
     this.#loop = every(
       this.#parts.clock,
@@ -153,7 +160,7 @@ export class LivePnl {
         ratecount.level(book.pair.id, clock.now()),
       ]);
       const now = clock.now();
-      this.#parts.onOrders?.(book.pair, live);
+      for (const listener of this.#ordersListeners) listener(book.pair, live);
       book.resting = restingOf(live);
       book.pnl.quotes(now, book.resting, book.target);
       book.pnl.ratecount(now, level.level, ratecount.limits.max);

@@ -1,6 +1,8 @@
+import { PulledPairs } from '../bus/index.js';
 import { errorMessage, InvalidInputError, systemClock, within } from '../core/index.js';
 import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { registerBaseMetrics } from './base-metrics.js';
+import { ConsoleEvents } from './console/console-events.js';
 import { startExecutorRole, type ExecutorRole } from './executor-role.js';
 import { startProcessHttp } from './process-http.js';
 import type { BotSettings } from './bot-config.js';
@@ -75,6 +77,9 @@ export async function runRoles(
     record: roles.includes('runner'),
   });
   const parts = { settings, log, registry, configDir: ctx.configDir, base };
+  // Every process's warnings and errors go to the deployment's console events from here on.
+  const events = new ConsoleEvents(base.redis, settings.redis.prefix);
+  ctx.logTap.attach(events);
   let executor: ExecutorRole | undefined;
   let runner: RunnerRole | undefined;
   let supervisor: SupervisorRole | undefined;
@@ -102,6 +107,8 @@ export async function runRoles(
       base,
       supervisor: supervisor?.supervisor,
       local,
+      events,
+      pulled: new PulledPairs(base.redis, settings.redis.prefix),
     });
     log.info(
       {

@@ -1,7 +1,10 @@
 import type { Registry } from 'prom-client';
+import type { PulledPairs } from '../bus/index.js';
 import type { Supervisor } from '../safety/index.js';
 import { startHttpServer, type Logger, type Routes, type RunningHttpServer } from '../obs/index.js';
 import type { BotSettings } from './bot-config.js';
+import type { ConsoleEvents } from './console/console-events.js';
+import { consoleServer } from './console/console-routes.js';
 import { optionalSecretFromEnv } from './credentials.js';
 import { haltAndCancel } from './halt-action.js';
 import type { RoleBase } from './role-base.js';
@@ -17,21 +20,54 @@ export interface ProcessHttpParts {
   readonly supervisor: Supervisor | undefined;
   /** What this process's roles say of themselves (under `process` in /status). */
   readonly local: () => object;
+  /** The deployment's recent events and pulled pairs, for the console. */
+  readonly events: ConsoleEvents;
+  readonly pulled: PulledPairs;
 }
 
 /**
- * The HTTP endpoint of every makerd process: /metrics, /healthz, /readyz, /status, POST /halt and
- * POST /resume. Loopback by default; another address needs a bearer token (http.token_env).
+ * The HTTP endpoint of every makerd process: /metrics, /healthz, /readyz, /status, POST /halt,
+ * POST /resume, and the operator console (/ and /console/...). Loopback by default; another
+ * address needs a bearer token (http.token_env).
  */
 export async function startProcessHttp(parts: ProcessHttpParts): Promise<RunningHttpServer> {
-  const { settings, log } = parts;
-  return startHttpServer({
+  const { settings, log, base } = parts;
+  const token = optionalSecretFromEnv(settings.http.token_env, parts.env ?? process.env);
+  const page = consoleServer({
+    base,
+    settings,
+    log,
+    events: parts.events,
+    pulled: parts.pulled,
+    tokenRequired: token !== undefined && token !== '',
+    halt: (reason, by) => halt(parts, reason, by),
+  });
+  const server = await startHttpServer({
     host: settings.http.host,
     port: settings.http.port,
-    token: optionalSecretFromEnv(settings.http.token_env, parts.env ?? process.env),
-    routes: processRoutes(parts),
+    token,
+    routes: { ...processRoutes(parts), ...page.routes },
+    publicRoutes: page.publicRoutes,
     log: log.child({ component: 'http' }),
   });
+  return {
+    url: server.url,
+    close: async () => {
+      page.close();
+      await server.close();
+    },
+  };
+}
+
+/** Halts through this process's supervisor (cancel, then sweep), or sets the flag and cancels. */
+async function halt(parts: ProcessHttpParts, reason: string, by: string): Promise<object> {
+  const { base, supervisor } = parts;
+  if (supervisor !== undefined) {
+    await supervisor.halt(reason, by);
+    return { halted: true, halt: base.flags.current() };
+  }
+  const outcome = await haltAndCancel(base.flags, base.client, reason, by, base.clock);
+  return { halted: true, halt: base.flags.current(), cancelled: outcome.cancelled };
 }
 
 function processRoutes(parts: ProcessHttpParts): Routes {
@@ -62,18 +98,7 @@ function processRoutes(parts: ProcessHttpParts): Routes {
     'POST /halt': async (body) => {
       const reason =
         typeof body.reason === 'string' && body.reason !== '' ? body.reason : 'operator halt';
-      if (supervisor !== undefined) {
-        await supervisor.halt(reason, 'operator:http');
-        return { json: { halted: true, halt: base.flags.current() } };
-      }
-      const outcome = await haltAndCancel(
-        base.flags,
-        base.client,
-        reason,
-        'operator:http',
-        base.clock,
-      );
-      return { json: { halted: true, halt: base.flags.current(), cancelled: outcome.cancelled } };
+      return { json: await halt(parts, reason, 'operator:http') };
     },
     'POST /resume': async () => ({ json: { resumed: await base.flags.resume() } }),
   };

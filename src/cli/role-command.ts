@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../core/index.js';
 import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from '../obs/index.js';
+import { LogTap } from './console/console-events.js';
 import { loadBotConfig, type BotSettings } from './bot-config.js';
 import { packageFile } from './package-file.js';
 import { untilSignal } from './signals.js';
@@ -22,6 +23,8 @@ export interface RoleCommandContext {
   readonly configDir: string;
   /** 0: no status lines. */
   readonly statusEveryMs: number;
+  /** The log's warn and error lines, for the console once Redis is open (LogTap.attach). */
+  readonly logTap: LogTap;
 }
 
 /** `--config`, or the package's config/paper.yaml: the settings and the folder they came from. */
@@ -65,12 +68,14 @@ export function roleContext(
 ): RoleCommandContext {
   const statusEveryMs = secondsOption('--status-every', opts.statusEvery);
   const { settings, dir } = loadSettings(opts.config, setup.env);
+  const logTap = new LogTap();
   const log = createLogger({
     level: opts.logLevel ?? settings.log.level,
     base: { role, instance: settings.instance },
     ...(setup.destination === undefined ? {} : { destination: setup.destination }),
+    warnTap: logTap,
   });
-  return { settings, log, configDir: dir, statusEveryMs };
+  return { settings, log, configDir: dir, statusEveryMs, logTap };
 }
 
 /**

@@ -1,9 +1,21 @@
 import type { Registry } from 'prom-client';
-import { BEAT_EVERY_MS, BEAT_TTL_MS, publishOrdersView, type IntentBus } from '../bus/index.js';
-import { errorMessage, parseWithSchema } from '../core/index.js';
+import {
+  BEAT_EVERY_MS,
+  BEAT_TTL_MS,
+  PulledPairs,
+  publishOrdersView,
+  type IntentBus,
+} from '../bus/index.js';
+import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
+import type { OwnOrder } from '../core/market.js';
 import { OrderTracker } from '../executor/tracker/index.js';
 import { MATCHING_ENGINE, type SpotClient, type Tier } from '../exchange/index.js';
-import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
+import {
+  RatecountStore,
+  TERMINAL_STATES,
+  ratecountKeyFor,
+  type TrackedOrder,
+} from '../executor/index.js';
 import {
   MarketFeed,
   MarketMetrics,
@@ -18,6 +30,7 @@ import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
+import { ConsoleReporter } from './console/runner-report.js';
 import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
@@ -176,6 +189,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       log: log.child({ component: 'runner' }),
     });
     const risk = settings.supervisor.risk;
+    const pulled = new PulledPairs(base.redis, settings.redis.prefix);
+    // Our orders as the executor's tracker held them at LivePnl's last read (each second).
+    const executorOrders = new Map<string, readonly TrackedOrder[]>();
     const runner = new Runner({
       feed,
       fills,
@@ -196,6 +212,8 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
               pairLimits(risk, { pair: pair.id, altname: pair.altname }),
               risk.quote_band_bps,
             )?.reason,
+      pulled: (pair) =>
+        pulled.has(pair.altname) ? ownOrders(executorOrders.get(pair.id)) : undefined,
       onRefused: (pair, reason) => {
         void flags
           .halt(`risk: ${pair.altname}: ${reason}`, 'runner', Math.floor(clock.now()))
@@ -228,13 +246,18 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       reportTtlMs: BEAT_TTL_MS,
       log: log.child({ component: 'pnl' }),
       ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
-      ...(base.recorder === undefined
-        ? {}
-        : { onOrders: base.recorder.ownOrders.bind(base.recorder) }),
     });
+    if (base.recorder !== undefined) pnl.onOrders(base.recorder.ownOrders.bind(base.recorder));
+    pnl.onOrders((pair, live) => executorOrders.set(pair.id, live));
     fills.onFill((fill) => pnl.fill(fill));
     runner.onTick((report) => pnl.tick(report));
     pnl.start();
+    // The operator console's view of the runner, and the pairs an operator pulled; a replay
+    // has no operator.
+    const consoleSide =
+      parts.replayPnl === undefined
+        ? startConsoleSide(base, settings, pulled, { runner, pnl, log })
+        : undefined;
     runner.start();
     feed.start();
     return {
@@ -245,6 +268,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       client,
       pnl,
       stop: async () => {
+        await consoleSide?.stop();
         await pnl.stop();
         await feed.stop();
         await fills.stop();
@@ -257,4 +281,69 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     await release();
     throw err;
   }
+}
+
+/**
+ * The runner's part in the operator console: its report each second (book, our orders, data
+ * ages, the hour's chart points) and a read of the pulled pairs each second.
+ */
+function startConsoleSide(
+  base: RoleBase,
+  settings: BotSettings,
+  pulled: PulledPairs,
+  parts: { runner: Runner; pnl: LivePnl; log: Logger },
+): { stop(): Promise<void> } {
+  const log = parts.log.child({ component: 'console' });
+  const reporter = new ConsoleReporter({
+    pairs: base.pairs,
+    flags: base.flags,
+    redis: base.redis,
+    prefix: settings.redis.prefix,
+    clock: base.clock,
+    reportTtlMs: BEAT_TTL_MS,
+    log,
+  });
+  parts.runner.onTick((report) => reporter.tick(report));
+  parts.pnl.onOrders((pair, live) => reporter.orders(pair, live));
+  reporter.start();
+  const stop = new AbortController();
+  const reading = every(
+    base.clock,
+    1_000,
+    stop.signal,
+    async () => {
+      await pulled.read();
+    },
+    (err) => log.warn({ err: errorMessage(err) }, 'reading the pulled pairs failed'),
+  );
+  return {
+    stop: async () => {
+      stop.abort();
+      await reading;
+      await reporter.stop();
+    },
+  };
+}
+
+/** The tracker's live orders of ours as the runner's OwnOrder (acknowledged ones: with a txid). */
+function ownOrders(live: readonly TrackedOrder[] | undefined): OwnOrder[] {
+  return (live ?? []).flatMap((o) =>
+    o.txid === null || o.slot === 'foreign' || TERMINAL_STATES.has(o.state)
+      ? []
+      : [
+          {
+            txid: o.txid,
+            userref: o.userref,
+            slot: parseSlotKey(o.slot),
+            generation: o.generation,
+            side: o.side,
+            orderType: 'limit',
+            price: dec(o.price),
+            volume: dec(o.volume),
+            volumeExecuted: dec(o.volumeExecuted),
+            openedAtMs: o.openedAtMs,
+            postOnly: o.postOnly,
+          },
+        ],
+  );
 }

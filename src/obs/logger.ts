@@ -32,6 +32,8 @@ export interface LoggerSetup {
   readonly base?: Record<string, unknown>;
   /** Defaults to stdout; tests pass a stream to read the JSON lines back. */
   readonly destination?: DestinationStream;
+  /** Also gets every warn and error line (the operator console's recent events). */
+  readonly warnTap?: DestinationStream;
 }
 
 /** One JSON line per event; components take `logger.child({ component, pair, strategy })`. */
@@ -43,7 +45,15 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   };
-  return setup.destination ? pino(options, setup.destination) : pino(options);
+  const destination = setup.destination ?? pino.destination({ dest: 1, sync: true });
+  if (setup.warnTap === undefined) return pino(options, destination);
+  return pino(
+    options,
+    pino.multistream([
+      { level: 'trace', stream: destination },
+      { level: 'warn', stream: setup.warnTap },
+    ]),
+  );
 }
 
 /** A logger that writes nothing, for library use and tests that do not read logs. */

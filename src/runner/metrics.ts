@@ -37,7 +37,7 @@ export class RunnerMetrics {
     });
     this.ticks = new Counter({
       name: 'makerd_runner_ticks_total',
-      help: 'Runner ticks by outcome: quoted, stale (quotes pulled), idle (halted or maintenance), error',
+      help: 'Runner ticks by outcome: quoted, stale (quotes pulled), pulled (by an operator), idle (halted or maintenance), error',
       labelNames: ['pair', 'outcome'],
       registers,
     });

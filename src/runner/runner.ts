@@ -25,7 +25,7 @@ export interface PairStrategy {
   state: unknown;
 }
 
-export type TickOutcome = 'quoted' | 'stale' | 'idle' | 'error' | 'refused';
+export type TickOutcome = 'quoted' | 'stale' | 'pulled' | 'idle' | 'error' | 'refused';
 
 /**
  * A last check of a strategy's quotes before they become intents (the risk limits' order checks:
@@ -68,6 +68,12 @@ export interface RunnerOptions {
   readonly quoteGate?: QuoteGate;
   /** Told the reason when the gate refuses a strategy's quotes (the role halts on it). */
   readonly onRefused?: (pair: PairInfo, reason: string) => void;
+  /**
+   * For a pair an operator pulled, our orders the executor holds (the snapshot's OpenOrders may be
+   * older than the newest of them); undefined for a pair not pulled. A pulled pair gets no
+   * quotes, and every order of ours in it is cancelled.
+   */
+  readonly pulled?: (pair: PairInfo) => readonly OwnOrder[] | undefined;
 }
 
 /** Totals since start for one pair, for the status line and `makerd status`. */
@@ -238,9 +244,17 @@ export class Runner {
       };
     }
     const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
-    const { outcome, drafts, targets } = snapshot.stale
-      ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale'), targets: [] }
-      : this.#quote(loop, snapshot, live);
+    const pulled = this.#opts.pulled?.(snapshot.pair);
+    const { outcome, drafts, targets } =
+      pulled !== undefined
+        ? {
+            outcome: 'pulled' as const,
+            drafts: pullAll(union(live, pulled), 'pulled:operator'),
+            targets: [],
+          }
+        : snapshot.stale
+          ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale'), targets: [] }
+          : this.#quote(loop, snapshot, live);
     const moded = applyMode(drafts, snapshot.mode);
     const fresh = this.#unsent(loop, moded.kept);
     const counts = {
@@ -444,4 +458,10 @@ function firstAnswersPending(snapshot: MarketSnapshot): boolean {
     const status = snapshot.sources[s];
     return status.receivedAtMs === undefined && status.lastError === undefined;
   });
+}
+
+/** Orders of both lists once each (by txid), the first list's copy kept. */
+function union(a: readonly OwnOrder[], b: readonly OwnOrder[]): OwnOrder[] {
+  const seen = new Set(a.map((o) => o.txid));
+  return [...a, ...b.filter((o) => !seen.has(o.txid))];
 }

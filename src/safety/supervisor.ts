@@ -83,6 +83,9 @@ export interface SupervisorStatus {
   readonly risk: Breach | 'ok' | 'unchecked';
   /** The key's REST counter (level of max) as this process models it. */
   readonly rest: { readonly level: number; readonly max: number } | undefined;
+  /** The earliest announced maintenance window not over yet. */
+  readonly nextMaintenance:
+    { readonly title: string; readonly startMs: number; readonly endMs: number } | undefined;
 }
 
 export interface StopReport {
@@ -371,7 +374,19 @@ export class Supervisor {
       rolesAlive: Object.fromEntries(this.#alive),
       risk: this.#o.risk === undefined ? 'unchecked' : (this.#breach ?? 'ok'),
       rest: this.#o.restBudget?.(),
+      nextMaintenance: this.#nextMaintenance(),
     };
+  }
+
+  #nextMaintenance(): SupervisorStatus['nextMaintenance'] {
+    let next: SupervisorStatus['nextMaintenance'];
+    for (const e of this.#events.values()) {
+      const w = windowOf(e, 0);
+      if (w !== undefined && (next === undefined || w.startMs < next.startMs)) {
+        next = { title: e.title, startMs: w.startMs, endMs: w.endMs };
+      }
+    }
+    return next;
   }
 
   /** After every step: what `makerd status` shows, living a few status intervals. */

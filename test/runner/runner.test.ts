@@ -91,7 +91,7 @@ function scripted(quotes: () => DesiredQuote[], fills: FillEvent[] = []) {
 function setup(
   quotes: () => DesiredQuote[],
   fills: FillEvent[] = [],
-  gate: Pick<RunnerOptions, 'quoteGate' | 'onRefused'> = {},
+  gate: Pick<RunnerOptions, 'quoteGate' | 'onRefused' | 'pulled'> = {},
 ) {
   const clock = new ManualClock(1_700_000_000_000);
   const feed = new FakeFeed();
@@ -301,6 +301,36 @@ describe('Runner', () => {
       [
         ['cancel', 'Obuy0-99.8', 'pulled:stale'],
         ['cancel', 'Osell0-100.2', 'pulled:stale'],
+      ],
+    );
+  });
+
+  it('quotes nothing for a pair an operator pulled and cancels ours, then quotes once restored', async () => {
+    const pulled = new Set([PAIR.altname]);
+    // The executor holds an ask the snapshot's OpenOrders does not show yet.
+    const held = [ownOrder('buy', 0, '99.8'), ownOrder('sell', 0, '100.2')];
+    const { runner, sink, feed, registry } = setup(twoSided, [], {
+      pulled: (pair) => (pulled.has(pair.altname) ? held : undefined),
+    });
+    feed.current = withOrders(snapshot({}), [ownOrder('buy', 0, '99.8')]);
+    const report = await runner.tick(PAIR.id);
+    assert.equal(report.outcome, 'pulled');
+    assert.deepEqual(
+      sink.published.map((i) => [i.action, i.target?.txid, i.reason]),
+      [
+        ['cancel', 'Obuy0-99.8', 'pulled:operator'],
+        ['cancel', 'Osell0-100.2', 'pulled:operator'],
+      ],
+    );
+    assert.equal(await counter(registry, 'makerd_runner_ticks_total', { outcome: 'pulled' }), 1);
+    pulled.clear();
+    feed.current = snapshot({ seq: 2 });
+    assert.equal((await runner.tick(PAIR.id)).outcome, 'quoted');
+    assert.deepEqual(
+      sink.published.slice(2).map((i) => [i.action, i.desired?.side]),
+      [
+        ['place', 'buy'],
+        ['place', 'sell'],
       ],
     );
   });

@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import { InvalidInputError } from '../core/index.js';
+import { busError } from './errors.js';
+
+/** Why and by whom a pair was pulled. */
+export interface PullState {
+  readonly by: string;
+  readonly reason: string;
+  readonly sinceMs: number;
+}
+
+/**
+ * Pairs an operator pulled (the console's "pull"): the runner quotes nothing for them and cancels
+ * what rests, through the normal intent path, until the pair is restored. One Redis hash (pair
+ * altname -> JSON) so that any process can pull and every runner sees it; the runner reads a
+ * cached copy refreshed by read() each second, so its ticks never wait on Redis.
+ *
+ * A field that does not parse counts as pulled: something meant to stop quoting must not be
+ * ignored because it is garbled.
+ */
+export class PulledPairs {
+  readonly key: string;
+  readonly #redis: Redis;
+  #pulled: ReadonlyMap<string, PullState> = new Map();
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.key = `${prefix}:pulled`;
+  }
+
+  /** The pairs pulled as last read (or changed by this process). */
+  current(): ReadonlyMap<string, PullState> {
+    return this.#pulled;
+  }
+
+  has(altname: string): boolean {
+    return this.#pulled.has(altname);
+  }
+
+  async read(): Promise<ReadonlyMap<string, PullState>> {
+    let raw: Record<string, string>;
+    try {
+      raw = await this.#redis.hgetall(this.key);
+    } catch (err) {
+      throw busError(err, this.key, 'reading the pulled pairs');
+    }
+    const pulled = new Map<string, PullState>();
+    for (const [pair, value] of Object.entries(raw)) pulled.set(pair, parse(value));
+    this.#pulled = pulled;
+    return pulled;
+  }
+
+  /** Pulls a pair; false when it was already pulled (the first reason stays). */
+  async pull(altname: string, state: PullState): Promise<boolean> {
+    if (altname === '') throw new InvalidInputError('pair', 'must be a non-empty string');
+    let set: number;
+    try {
+      set = await this.#redis.hsetnx(this.key, altname, JSON.stringify(state));
+    } catch (err) {
+      throw busError(err, this.key, `pulling ${altname}`);
+    }
+    await this.read();
+    return set === 1;
+  }
+
+  /** Lets the runner quote the pair again; false when it was not pulled. */
+  async restore(altname: string): Promise<boolean> {
+    let removed: number;
+    try {
+      removed = await this.#redis.hdel(this.key, altname);
+    } catch (err) {
+      throw busError(err, this.key, `restoring ${altname}`);
+    }
+    await this.read();
+    return removed === 1;
+  }
+}
+
+function parse(value: string): PullState {
+  try {
+    const v = JSON.parse(value) as Partial<PullState>;
+    if (typeof v.by === 'string' && typeof v.reason === 'string' && Number.isFinite(v.sinceMs)) {
+      return { by: v.by, reason: v.reason, sinceMs: v.sinceMs as number };
+    }
+  } catch {
+    // Below.
+  }
+  return { by: '?', reason: `unreadable pull entry: ${value.slice(0, 40)}`, sinceMs: 0 };
+}
