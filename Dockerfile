@@ -9,7 +9,7 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# --- build: compile TypeScript to dist/ -------------------------------------------------------
+# --- build: compile TypeScript to dist/, bundle the console page to dist/console/ ----------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
@@ -20,6 +20,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY strategies ./strategies
+# The operator console's page, bundled by the build to dist/console (served from there).
+COPY console ./console
 RUN npm run build
 
 # --- deps: production node_modules only (no TypeScript, ESLint, test tools) -------------------
