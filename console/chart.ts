@@ -3,6 +3,9 @@ import { el } from './dom.js';
 import { clockUtc } from './format.js';
 import { WINDOW_MS, type PairSeries } from './series.js';
 
+/** The shortest window drawn: a run's first minutes still read as a line, not a stroke. */
+const MIN_SPAN_S = 300;
+
 /** One set of colours for the lines, the fill markers and the legend under the chart. */
 const COLOURS = { mid: '#64748b', bid: '#15803d', ask: '#c2410c', grid: '#e5e9ef' };
 const HEIGHT = 200;
@@ -19,6 +22,8 @@ export class PriceChart {
   readonly #series: PairSeries;
   #plot: uPlot | undefined;
   #nowSec = 0;
+  /** The oldest point's time: a run younger than the window is drawn across the width. */
+  #firstSec: number | undefined;
 
   constructor(series: PairSeries) {
     this.#series = series;
@@ -41,10 +46,18 @@ export class PriceChart {
     new ResizeObserver(() => this.#resize()).observe(this.#host);
   }
 
+  /** The window's start: an hour back, or the oldest point (at least MIN_SPAN_S back). */
+  #fromSec(): number {
+    const hourAgo = this.#nowSec - WINDOW_MS / 1000;
+    const first = this.#firstSec ?? hourAgo;
+    return Math.max(hourAgo, Math.min(first, this.#nowSec - MIN_SPAN_S));
+  }
+
   /** Redraws with the series as it is now, the window ending at the daemon's `nowMs`. */
   update(nowMs: number): void {
     this.#nowSec = nowMs / 1000;
     const s = this.#series;
+    this.#firstSec = s.t[0];
     this.element.dataset.points = String(s.t.length);
     if (this.#plot === undefined) this.#resize();
     this.#plot?.setData([s.t, s.mid, s.bid, s.ask]);
@@ -83,7 +96,7 @@ export class PriceChart {
         // Room on the right for the last time label, centred on the plot's edge.
         padding: [8, 20, 0, 0],
         scales: {
-          x: { time: true, range: () => [this.#nowSec - WINDOW_MS / 1000, this.#nowSec] },
+          x: { time: true, range: () => [this.#fromSec(), this.#nowSec] },
         },
         axes: [
           // 24-hour UTC times, as everywhere on the page.

@@ -105,7 +105,7 @@ export class PairCard {
 
     const mode = p.pulled ? 'pulled' : (p.mode ?? 'unknown');
     setText(this.#mode, mode);
-    setAttr(this.#mode, 'data-tone', p.pulled ? 'bad' : mode === 'normal' ? 'ok' : 'warn');
+    setAttr(this.#mode, 'data-tone', p.pulled ? 'bad' : mode === 'online' ? 'ok' : 'warn');
     setText(this.#executor, p.executor ? 'executor' : 'no executor');
     setAttr(this.#executor, 'data-tone', p.executor ? 'ok' : 'bad');
     setText(this.#reason, p.modeReason ?? '');

@@ -116,7 +116,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     if ('json' in answer) send(res, answer.status ?? 200, answer.json);
     else if ('stream' in answer) answer.stream(res);
     else {
-      res.writeHead(200, { 'content-type': answer.contentType });
+      res.writeHead(200, { ...GUARDS, 'content-type': answer.contentType });
       res.end(answer.text);
     }
   };
@@ -185,8 +185,18 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown> |
   }
 }
 
+/**
+ * On every answer: no page may frame ours (a framed Halt button can be clicked for someone), no
+ * type sniffing, and nothing cached (status is now, never from a cache).
+ */
+const GUARDS = {
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+} as const;
+
 function send(res: ServerResponse, status: number, value: unknown): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
+  res.writeHead(status, { ...GUARDS, 'content-type': 'application/json' });
   res.end(`${JSON.stringify(value)}\n`);
 }

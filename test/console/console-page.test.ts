@@ -183,7 +183,7 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     bid: '91249.0',
     mid: '91250.25',
     ask: '91251.5',
-    mode: 'normal',
+    mode: 'online',
     'pnl-total': '+12.3457',
     'pnl-spread': '+15.20',
     'pnl-inventory': '\u22121.43212',
@@ -346,7 +346,7 @@ test('pulling a pair asks first, stops its quotes on the page, and restoring bri
   await page.locator('article[data-pair="ETHUSD"][data-pulled="true"]').waitFor();
   assert.equal(await text(page, inPair('ETHUSD', 'mode')), 'pulled');
   assert.equal(await text(page, inPair('ETHUSD', 'orders')), 'no resting orders');
-  assert.equal(await text(page, inPair('XBTUSD', 'mode')), 'normal', 'the other pair quotes on');
+  assert.equal(await text(page, inPair('XBTUSD', 'mode')), 'online', 'the other pair quotes on');
 
   await page.locator('article[data-pair="ETHUSD"] button[data-action="restore"]').click();
   await dialog.locator('button[type="submit"]').click();

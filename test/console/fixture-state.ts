@@ -36,7 +36,7 @@ const XBTUSD: PairSetup = {
     quote: 'USD',
     executor: true,
     pulled: false,
-    mode: 'normal',
+    mode: 'online',
     book: { bid: '91249.0', ask: '91251.5', mid: '91250.25' },
     orders: [
       { side: 'sell', price: '91251.5', volume: '0.01', level: 0, queueAhead: '0.254' },
@@ -75,7 +75,7 @@ const ETHUSD: PairSetup = {
     quote: 'USD',
     executor: true,
     pulled: false,
-    mode: 'normal',
+    mode: 'online',
     book: { bid: '3119.84', ask: '3120.31', mid: '3120.075' },
     orders: [
       { side: 'sell', price: '3120.31', volume: '0.2', level: 0, queueAhead: '3.1' },

@@ -35,6 +35,7 @@ export class ConsoleHub {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
       connection: 'keep-alive',
       // No proxy buffering (nginx): a state a second must arrive a second apart.
       'x-accel-buffering': 'no',

@@ -66,7 +66,7 @@ export interface ConsolePair {
   readonly executor: boolean;
   /** Pulled by an operator: the runner quotes nothing for it until resumed. */
   readonly pulled: boolean;
-  /** The runner's mode for the pair (normal, cancel_only, post_only, stale...) and why. */
+  /** The runner's trading mode for the pair (online, post_only, cancel_only, maintenance, halted) and why. */
   readonly mode?: string;
   readonly modeReason?: string;
   /** Best bid and ask of the book the runner last polled, and their mid. */
