@@ -11,13 +11,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, needBrowser } from '../support/chromium.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `no ${CHROMIUM} (apt-get install chromium)`;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(ROOT, 'dist/console');
 const TOKEN = 'fixture-token-8d1f2c';
@@ -35,33 +34,13 @@ before(async () => {
   }
   // States four times a second: the page does not depend on the pace, and the test waits less.
   server = await startFixtureServer({ dist: DIST, token: TOKEN, intervalMs: 250 });
-  if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
-  }
+  browser = await launchChromium();
 });
 
 after(async () => {
   await browser?.close();
   await server.close();
 });
-
-function needBrowser(t: TestContext): Browser | undefined {
-  if (browser !== undefined) return browser;
-  if (process.env.MAKERD_REQUIRE_TOOLS === '1') {
-    assert.fail(`${MISSING}; MAKERD_REQUIRE_TOOLS=1 does not allow skipping`);
-  }
-  t.skip(MISSING);
-  return undefined;
-}
 
 interface Opened {
   readonly page: Page;
@@ -205,7 +184,7 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 
 test('desktop: asks for the token, refuses a wrong one, then shows the deployment and both pairs', async (t) => {
-  const b = needBrowser(t);
+  const b = needBrowser(t, browser);
   if (b === undefined) return;
   const { page, problems, requests } = await open(b, 1280, 800);
 
@@ -253,7 +232,7 @@ test('desktop: asks for the token, refuses a wrong one, then shows the deploymen
 });
 
 test('phone: one column that reads whole, nothing wider than the screen', async (t) => {
-  const b = needBrowser(t);
+  const b = needBrowser(t, browser);
   if (b === undefined) return;
   const { page, problems } = await open(b, 390, 844, TOKEN);
   await ready(page);
@@ -272,7 +251,7 @@ test('phone: one column that reads whole, nothing wider than the screen', async 
 });
 
 test('halting asks first, needs a reason, posts with the CSRF header and token, and shows HALTED', async (t) => {
-  const b = needBrowser(t);
+  const b = needBrowser(t, browser);
   if (b === undefined) return;
   const { page, problems } = await open(b, 390, 844, TOKEN);
   await ready(page);
@@ -333,7 +312,7 @@ test('halting asks first, needs a reason, posts with the CSRF header and token, 
 });
 
 test('pulling a pair asks first, stops its quotes on the page, and restoring brings them back', async (t) => {
-  const b = needBrowser(t);
+  const b = needBrowser(t, browser);
   if (b === undefined) return;
   const { page, problems } = await open(b, 1280, 800, TOKEN);
   await ready(page);
@@ -363,7 +342,7 @@ test('pulling a pair asks first, stops its quotes on the page, and restoring bri
 });
 
 test('a dropped stream shows "reconnecting" and the page comes back live by itself', async (t) => {
-  const b = needBrowser(t);
+  const b = needBrowser(t, browser);
   if (b === undefined) return;
   const { page, problems } = await open(b, 1280, 800, TOKEN);
   await ready(page);

@@ -12,15 +12,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, needBrowser } from '../support/chromium.js';
 import { startPaperRun, type Bot, type PaperRun } from '../support/paper-run.js';
 import { stop } from '../support/spawn.js';
 import { until } from '../support/until.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `no ${CHROMIUM} (apt-get install chromium)`;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = 'console-e2e-token-5b0c';
 const SHOTS = process.env.MAKERD_CONSOLE_SHOTS;
@@ -52,33 +51,13 @@ void describe('operator console in chromium against makerd run', () => {
     }
     run = await startPaperRun(73);
     ({ bot, http } = await run.start({ MAKERD_HTTP_TOKEN: TOKEN }));
-    if (existsSync(CHROMIUM)) {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-        ],
-      });
-    }
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     if (bot !== undefined) await stop(bot.child);
     await run.close();
   });
-
-  function needBrowser(t: TestContext): Browser | undefined {
-    if (browser !== undefined) return browser;
-    if (process.env.MAKERD_REQUIRE_TOOLS === '1') {
-      assert.fail(`${MISSING}; MAKERD_REQUIRE_TOOLS=1 does not allow skipping`);
-    }
-    t.skip(MISSING);
-    return undefined;
-  }
 
   /** Opens the console at a width, gives the token, and waits until both pairs are quoted. */
   async function open(b: Browser, width: number, height: number) {
@@ -107,7 +86,7 @@ void describe('operator console in chromium against makerd run', () => {
     page.locator(`article[data-pair="${pair}"] [data-field="${field}"]`).first().innerText();
 
   it('loads clean, asks for the token, and shows both pairs as /status does', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(t, browser);
     if (b === undefined) return;
     const { page, problems, close } = await open(b, 1280, 800);
     try {
@@ -156,7 +135,7 @@ void describe('operator console in chromium against makerd run', () => {
   });
 
   it('refuses an action without the token, halts and resumes with it', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(t, browser);
     if (b === undefined) return;
     const { page, problems, close } = await open(b, 390, 844);
     try {

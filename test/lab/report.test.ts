@@ -5,18 +5,16 @@
  * without /usr/bin/chromium unless MAKERD_REQUIRE_TOOLS=1 makes that a failure.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, needBrowser } from '../support/chromium.js';
 import { writeReport } from '../../src/lab/report/index.js';
 import { fixtureReport } from './report-fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `no ${CHROMIUM} (apt-get install chromium)`;
 const CHART_KINDS = ['price', 'position', 'pnl', 'markouts', 'ratecount'];
 
 const data = fixtureReport();
@@ -27,18 +25,7 @@ let browser: Browser | undefined;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'makerd-report-'));
   reportUrl = pathToFileURL((await writeReport(dir, data)).html).href;
-  if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
-  }
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -46,15 +33,6 @@ after(async () => {
   // Kept when asked, to look at the screenshots.
   if (process.env.MAKERD_KEEP_REPORT !== '1') await rm(dir, { recursive: true, force: true });
 });
-
-function needBrowser(t: TestContext): Browser | undefined {
-  if (browser !== undefined) return browser;
-  if (process.env.MAKERD_REQUIRE_TOOLS === '1') {
-    assert.fail(`${MISSING}; MAKERD_REQUIRE_TOOLS=1 does not allow skipping`);
-  }
-  t.skip(MISSING);
-  return undefined;
-}
 
 interface Opened {
   readonly page: Page;
@@ -114,7 +92,7 @@ for (const [name, width, height] of [
   ['phone', 390, 844],
 ] as const) {
   test(`report.html at ${name} width draws every chart with no network and shows the run's figures`, async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(t, browser);
     if (b === undefined) return;
     const { page, problems, network } = await open(b, width, height);
 

@@ -72,7 +72,10 @@ function eventOf(line: string): ConsoleEvent | undefined {
   const level =
     rec.level === 'warn' || rec.level === 'error' || rec.level === 'fatal' ? rec.level : undefined;
   if (level === undefined) return undefined;
-  const detail = [rec.pair, rec.err ?? rec.reason].filter((v) => typeof v === 'string').join(': ');
+  // The fields makerd's warnings carry their subject and cause in.
+  const detail = [rec.pair, rec.action, rec.err ?? rec.error ?? rec.reason]
+    .filter((v) => typeof v === 'string')
+    .join(': ');
   const message = `${text(rec.msg, '')}${detail === '' ? '' : ` (${detail})`}`;
   const time = typeof rec.time === 'string' ? Date.parse(rec.time) : Number(rec.time);
   return {
