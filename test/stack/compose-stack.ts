@@ -218,6 +218,18 @@ describe('docker compose --profile paper up', { timeout: 15 * 60_000 }, () => {
     assert.equal(await mode(), 'trading');
   });
 
+  it('serves the operator console from the image, its data only with the token', async () => {
+    const page = await makerdGet('/', false);
+    assert.equal(page.status, 200, page.body);
+    assert.match(page.body, /<script[^>]+console\/app\.js/);
+    const app = await makerdGet('/console/app.js', false);
+    assert.equal(app.status, 200);
+    assert.ok(app.body.length > 50_000, `app.js of ${app.body.length} bytes`);
+    assert.equal((await makerdGet('/console/session', false)).status, 200);
+    // The stream needs the token: without it, 401 at once (with it, it would never end).
+    assert.equal((await makerdGet('/console/stream', false)).status, 401);
+  });
+
   it('has Prometheus scraping makerd with the token', async () => {
     const target = await until(
       'Prometheus target makerd up',
