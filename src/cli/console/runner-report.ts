@@ -1,7 +1,15 @@
 import type { Redis } from 'ioredis';
 import type { ControlFlags } from '../../bus/index.js';
-import { dec, errorMessage, every, type Clock, type Log, type PairInfo } from '../../core/index.js';
-import type { MarketSnapshot, PriceLevel } from '../../core/market.js';
+import {
+  dec,
+  errorMessage,
+  every,
+  type Clock,
+  type Decimal,
+  type Log,
+  type PairInfo,
+} from '../../core/index.js';
+import type { Level3Order, MarketSnapshot, PriceLevel } from '../../core/market.js';
 import type { TrackedOrder } from '../../executor/index.js';
 import type { TickReport } from '../../runner/runner.js';
 import type { ChartPoint, ConsoleOrder } from './state.js';
@@ -112,12 +120,19 @@ export class ConsoleReporter {
   }
 }
 
-function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): RunnerPairReport {
+/** Our resting orders as the console lists them: bids best first, then asks best first. */
+export function consoleOrders(snap: MarketSnapshot, live: readonly TrackedOrder[]): ConsoleOrder[] {
   const resting = live.filter(
     (o) => o.slot !== 'foreign' && (o.state === 'open' || o.state === 'partially-filled'),
   );
-  const orders = resting
-    .map((o) => consoleOrder(o, o.side === 'buy' ? snap.book.bids : snap.book.asks))
+  return resting
+    .map((o) =>
+      consoleOrder(
+        o,
+        o.side === 'buy' ? snap.book.bids : snap.book.asks,
+        o.side === 'buy' ? snap.level3?.bids : snap.level3?.asks,
+      ),
+    )
     .sort((a, b) =>
       a.side !== b.side
         ? a.side === 'buy'
@@ -125,6 +140,10 @@ function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): Runner
           : 1
         : (a.side === 'buy' ? -1 : 1) * dec(a.price).comparedTo(dec(b.price)),
     );
+}
+
+function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): RunnerPairReport {
+  const orders = consoleOrders(snap, live);
   const bids = orders.filter((o) => o.side === 'buy').map((o) => Number(o.price));
   const asks = orders.filter((o) => o.side === 'sell').map((o) => Number(o.price));
   const sources = Object.entries(snap.sources)
@@ -151,16 +170,46 @@ function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): Runner
   };
 }
 
-/** One order as the console lists it, with its level: price levels better than it on its side. */
-function consoleOrder(o: TrackedOrder, side: readonly PriceLevel[]): ConsoleOrder {
+/**
+ * One order as the console lists it, with its level (price levels better than it on its side)
+ * and, when the last Level3 answer holds it, the volume ahead of it in its price's queue.
+ */
+function consoleOrder(
+  o: TrackedOrder,
+  side: readonly PriceLevel[],
+  queue: readonly Level3Order[] | undefined,
+): ConsoleOrder {
   const price = dec(o.price);
   const better = side.filter((l) =>
     o.side === 'buy' ? l.price.greaterThan(price) : l.price.lessThan(price),
   ).length;
+  const ahead = o.txid === null ? undefined : volumeAhead(queue ?? [], o.txid, price);
   return {
     side: o.side,
     price: o.price,
     volume: dec(o.volume).minus(o.volumeExecuted).toFixed(),
     level: better,
+    ...(ahead === undefined ? {} : { queueAhead: ahead.toFixed() }),
   };
+}
+
+/**
+ * The volume of the orders at `price` that the exchange fills before ours (earlier time, or the
+ * same time listed before it); undefined when the answer does not hold our order.
+ */
+function volumeAhead(
+  queue: readonly Level3Order[],
+  txid: string,
+  price: Decimal,
+): Decimal | undefined {
+  const atPrice = queue.filter((q) => q.price.equals(price));
+  const index = atPrice.findIndex((q) => q.orderId === txid);
+  const ours = atPrice[index];
+  if (ours === undefined) return undefined;
+  return atPrice
+    .filter(
+      (q, i) =>
+        q.timestampNs < ours.timestampNs || (q.timestampNs === ours.timestampNs && i < index),
+    )
+    .reduce((sum, q) => sum.plus(q.volume), dec(0));
 }
