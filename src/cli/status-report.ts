@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ControlFlags, HaltState } from '../bus/index.js';
+import { PulledPairs, type ControlFlags, type HaltState, type PullState } from '../bus/index.js';
 import { Decimal, type Clock, type PairInfo } from '../core/index.js';
 import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
 import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
@@ -44,6 +44,8 @@ export interface PairStatus {
   readonly ratecount: { readonly level: number; readonly max: number };
   /** PnL attribution and markouts from the runner (docs/operations.md); absent without one. */
   readonly pnl?: PnlSummaryJson | undefined;
+  /** Set when an operator pulled the pair (the console): no quotes until restored. */
+  readonly pulled?: PullState | undefined;
 }
 
 export interface StatusSources {
@@ -65,12 +67,13 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     const at = await s.flags.alive(role);
     return at === undefined ? { alive: false } : { alive: true, beatAgeMs: Math.round(now - at) };
   };
-  const [halt, runner, executor, supervisor, pnl] = await Promise.all([
+  const [halt, runner, executor, supervisor, pnl, pulled] = await Promise.all([
     s.flags.read(),
     beat('runner'),
     beat('executor'),
     s.flags.reported('supervisor'),
     s.flags.reported(PNL_REPORT).then(pnlReportOf),
+    new PulledPairs(s.redis, s.prefix).read(),
   ]);
   const pairs = await Promise.all(
     s.pairs.map(async (p): Promise<PairStatus> => {
@@ -94,6 +97,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         fills: position.fills,
         ratecount: { level: Math.round(level * 100) / 100, max: ratecount.limits.max },
         pnl: pnl?.pairs[p.altname],
+        pulled: pulled.get(p.altname),
       };
     }),
   );
@@ -172,6 +176,12 @@ export function formatStatus(r: StatusReport): string {
         `base ${p.inventory.base}, quote ${p.inventory.quote}, realized PnL ${shown(p.realizedPnl)} ` +
         `(fees ${p.fees}, ${p.fills} fills), ratecount ${p.ratecount.level}/${p.ratecount.max}`,
     );
+    if (p.pulled !== undefined) {
+      lines.push(
+        `  PULLED by ${p.pulled.by} since ${new Date(p.pulled.sinceMs).toISOString()}: ` +
+          'no quotes until restored (the console)',
+      );
+    }
     if (p.pnl !== undefined) lines.push(...pnlLines(p.pnl));
   }
   return `${lines.join('\n')}\n`;

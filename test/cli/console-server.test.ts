@@ -161,6 +161,14 @@ void describe('operator console: server side', () => {
     await until('the stream shows ETHUSD pulled', () =>
       pairOf(stream.latest(), 'ETHUSD')?.pulled === true ? true : undefined,
     );
+    const status = (await (await fetch(`${http}/status`)).json()) as {
+      pairs: { altname: string; pulled?: { by: string } }[];
+    };
+    assert.equal(
+      status.pairs.find((p) => p.altname === 'ETHUSD')?.pulled?.by,
+      'operator:console (alice)',
+      '/status and makerd status say so too',
+    );
     assert.ok(
       bot.lines.some(
         (l) =>

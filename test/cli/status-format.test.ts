@@ -29,3 +29,32 @@ void test('makerd status shows an average-cost PnL to 8 places, not its 40-digit
     .find((l) => l.startsWith('XBTUSD:'));
   assert.match(line ?? '', /realized PnL -5\.29466417 \(fees 1\.25, 7 fills\)/);
 });
+
+void test('makerd status says a pulled pair quotes nothing, by whom and since when', () => {
+  const report: StatusReport = {
+    atMs: 1_700_000_000_000,
+    mode: 'trading',
+    halt: { halted: false },
+    roles: { runner: { alive: true }, executor: { alive: true } },
+    supervisor: undefined,
+    pairs: [
+      {
+        pair: 'XETHZUSD',
+        altname: 'ETHUSD',
+        executor: true,
+        openOrders: 0,
+        ordersByState: {},
+        inventory: { base: '0', quote: '0', avgPrice: '0' },
+        realizedPnl: '0',
+        fees: '0',
+        fills: 0,
+        ratecount: { level: 0, max: 125 },
+        pulled: { by: 'operator:console (alice)', reason: 'pulled from the console', sinceMs: 0 },
+      },
+    ],
+  };
+  assert.match(
+    formatStatus(report),
+    /^ETHUSD: .*\n {2}PULLED by operator:console \(alice\) since 1970-01-01T00:00:00\.000Z: no quotes until restored/m,
+  );
+});
