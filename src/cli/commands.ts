@@ -102,8 +102,14 @@ export function registerCommands(program: Command): void {
     .option('--config <file>', CONFIG_HELP)
     .option('--from <iso>', "start of the replay (default: the recording's start)")
     .option('--to <iso>', "end of the replay (default: the recording's end)")
-    .option('--out <dir>', 'where report.json goes (default ./backtest-<timestamp>/)')
-    .option('--latency-ms <n>', 'round trip of each call on the replay clock (default 5)')
+    .option(
+      '--out <dir>',
+      'where report.html, report.json, fills.jsonl and replay.json go (default ./backtest-<timestamp>/)',
+    )
+    .option(
+      '--latency-ms <n>',
+      "round trip of each call on the replay clock (default: the recording's median round trip)",
+    )
     .option('--log-level <level>', LOG_LEVEL_HELP)
     .action(async (opts: BacktestCommandOptions) => {
       await (await import('./backtest-command.js')).runBacktestCommand(opts);
@@ -124,6 +130,23 @@ export function registerCommands(program: Command): void {
     .option('--config <file>', CONFIG_HELP)
     .action(async (opts: FlagCommandOptions) =>
       (await import('./operator-commands.js')).runResume(opts),
+    );
+
+  program
+    .command('pull <pair>')
+    .description("stop quoting one pair and cancel our orders in it, until 'makerd restore'")
+    .option('--config <file>', CONFIG_HELP)
+    .option('--reason <text>', 'why, shown in status and the console', 'operator pull')
+    .action(async (pair: string, opts: FlagCommandOptions & { reason: string }) =>
+      (await import('./operator-commands.js')).runPull(pair, opts),
+    );
+
+  program
+    .command('restore <pair>')
+    .description('let the runner quote a pulled pair again')
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (pair: string, opts: FlagCommandOptions) =>
+      (await import('./operator-commands.js')).runRestore(pair, opts),
     );
 
   program

@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { Redis } from 'ioredis';
-import { ControlFlags } from '../bus/index.js';
-import { MakerdError, errorMessage, systemClock } from '../core/index.js';
+import { ControlFlags, PulledPairs } from '../bus/index.js';
+import { InvalidInputError, MakerdError, errorMessage, systemClock } from '../core/index.js';
 import { haltAndCancel } from './halt-action.js';
 import type { BotSettings } from './bot-config.js';
 import { optionalSecretFromEnv, resolveCredentials } from './credentials.js';
@@ -17,11 +17,12 @@ export interface FlagCommandOptions {
 /**
  * The operator's commands: `makerd halt` and `makerd resume` set and clear the halt flag that
  * every role obeys (a halt also cancels every order of the key itself, so it works while the
- * supervisor is down); `makerd status` reads what the roles left in Redis.
+ * supervisor is down); `makerd pull` and `restore` stop and restart one pair's quotes;
+ * `makerd status` reads what the roles left in Redis.
  */
 export async function runHalt(opts: FlagCommandOptions & { reason: string }): Promise<void> {
   const { settings, dir } = loadSettings(opts.config);
-  const by = `operator:${userInfo().username}@${hostname()}`;
+  const by = operatorName();
   await withFlags(settings, async (flags, redis) => {
     const client = keyClient(
       settings,
@@ -54,6 +55,65 @@ export async function runResume(opts: FlagCommandOptions): Promise<void> {
     const cleared = await flags.resume();
     print({ resumed: cleared, was: before.halted ? before.reason : 'not halted' });
   });
+}
+
+/** `makerd pull PAIR`: the console's pull, for a shell (the runner reads it within a second). */
+export async function runPull(
+  pair: string,
+  opts: FlagCommandOptions & { reason: string },
+): Promise<void> {
+  await withPair(opts, pair, async (altname, pulled) => {
+    const set = await pulled.pull(altname, {
+      by: operatorName(),
+      reason: opts.reason,
+      sinceMs: Date.now(),
+    });
+    print({ pulled: altname, already: !set, ...pulled.current().get(altname) });
+  });
+}
+
+export async function runRestore(pair: string, opts: FlagCommandOptions): Promise<void> {
+  await withPair(opts, pair, async (altname, pulled) => {
+    const restored = await pulled.restore(altname);
+    print({ restored: altname, was: restored ? 'pulled' : 'not pulled' });
+  });
+}
+
+/**
+ * The config's pair named (its id or altname, any case) as the runner keys pulls: the altname
+ * the exchange gives it (AssetPairs), so a pull can never miss the pair it names.
+ */
+async function withPair(
+  opts: FlagCommandOptions,
+  name: string,
+  work: (altname: string, pulled: PulledPairs) => Promise<void>,
+): Promise<void> {
+  const { settings, dir } = loadSettings(opts.config);
+  const credentials = resolveCredentials(settings.exchange, process.env, dir);
+  await withFlags(settings, async (_flags, redis) => {
+    const client = keyClient(settings, redis, credentials, systemClock);
+    try {
+      const pairs = await loadPairs(
+        client,
+        settings.pairs.map((p) => p.pair),
+      );
+      const wanted = name.toUpperCase();
+      const found = pairs.find((p) => [p.id, p.altname].some((n) => n.toUpperCase() === wanted));
+      if (found === undefined) {
+        throw new InvalidInputError(
+          'pair',
+          `${name} is not traded by this config (${pairs.map((p) => p.altname).join(', ')})`,
+        );
+      }
+      await work(found.altname, new PulledPairs(redis, settings.redis.prefix));
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+function operatorName(): string {
+  return `operator:${userInfo().username}@${hostname()}`;
 }
 
 export async function runStatus(

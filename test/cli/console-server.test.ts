@@ -5,10 +5,12 @@
  * the other pair keeps quoting.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { ConsoleHistory, ConsoleSession, ConsoleState } from '../../src/cli/console/state.js';
 import { startPaperRun, type Bot, type PaperRun } from '../support/paper-run.js';
-import { stop } from '../support/spawn.js';
+import { BIN, stop } from '../support/spawn.js';
 import { until } from '../support/until.js';
 
 /** The simulator's pair ids (its order rows name pairs so). */
@@ -213,6 +215,31 @@ void describe('operator console: server side', () => {
       'quoting again',
       async () => ((await run.orders()).length > 0 ? true : undefined),
       30_000,
+    );
+  });
+
+  it('makerd pull and restore do from a shell what the console does', async () => {
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [BIN, ...args, '--config', run.config], {
+        env: { ...process.env, MAKERD_API_KEY: run.apiKey, MAKERD_API_SECRET: run.apiSecret },
+      });
+    const pulled = JSON.parse(
+      (await cli('pull', 'xethzusd', '--reason', 'from a shell')).stdout,
+    ) as {
+      pulled: string;
+      reason: string;
+    };
+    assert.equal(pulled.pulled, 'ETHUSD', 'the id names the pair too');
+    assert.equal(pulled.reason, 'from a shell');
+    await until('the stream shows ETHUSD pulled', () =>
+      pairOf(stream.latest(), 'ETHUSD')?.pulled === true ? true : undefined,
+    );
+    assert.deepEqual(JSON.parse((await cli('restore', 'ETHUSD')).stdout), {
+      restored: 'ETHUSD',
+      was: 'pulled',
+    });
+    await assert.rejects(cli('pull', 'DOGEUSD'), (err: { stderr: string }) =>
+      /pair: DOGEUSD is not traded by this config \(XBTUSD, ETHUSD\)/.test(err.stderr),
     );
   });
 });
