@@ -1,7 +1,13 @@
 import { hostname, userInfo } from 'node:os';
 import { Redis } from 'ioredis';
 import { ControlFlags, PulledPairs } from '../bus/index.js';
-import { InvalidInputError, MakerdError, errorMessage, systemClock } from '../core/index.js';
+import {
+  InvalidInputError,
+  MakerdError,
+  errorMessage,
+  systemClock,
+  type PairInfo,
+} from '../core/index.js';
 import { haltAndCancel } from './halt-action.js';
 import type { BotSettings } from './bot-config.js';
 import { optionalSecretFromEnv, resolveCredentials } from './credentials.js';
@@ -88,24 +94,41 @@ async function withPair(
   name: string,
   work: (altname: string, pulled: PulledPairs) => Promise<void>,
 ): Promise<void> {
+  await withConfiguredPairs(opts, async ({ settings, redis, pairs }) => {
+    const wanted = name.toUpperCase();
+    const found = pairs.find((p) => [p.id, p.altname].some((n) => n.toUpperCase() === wanted));
+    if (found === undefined) {
+      throw new InvalidInputError(
+        'pair',
+        `${name} is not traded by this config (${pairs.map((p) => p.altname).join(', ')})`,
+      );
+    }
+    await work(found.altname, new PulledPairs(redis, settings.redis.prefix));
+  });
+}
+
+/** The config's Redis and flags, its key's client, and its pairs as the exchange describes them. */
+async function withConfiguredPairs(
+  opts: FlagCommandOptions,
+  work: (ctx: {
+    settings: BotSettings;
+    flags: ControlFlags;
+    redis: Redis;
+    client: ReturnType<typeof keyClient>;
+    pairs: PairInfo[];
+    apiKey: string;
+  }) => Promise<void>,
+): Promise<void> {
   const { settings, dir } = loadSettings(opts.config);
   const credentials = resolveCredentials(settings.exchange, process.env, dir);
-  await withFlags(settings, async (_flags, redis) => {
+  await withFlags(settings, async (flags, redis) => {
     const client = keyClient(settings, redis, credentials, systemClock);
     try {
       const pairs = await loadPairs(
         client,
         settings.pairs.map((p) => p.pair),
       );
-      const wanted = name.toUpperCase();
-      const found = pairs.find((p) => [p.id, p.altname].some((n) => n.toUpperCase() === wanted));
-      if (found === undefined) {
-        throw new InvalidInputError(
-          'pair',
-          `${name} is not traded by this config (${pairs.map((p) => p.altname).join(', ')})`,
-        );
-      }
-      await work(found.altname, new PulledPairs(redis, settings.redis.prefix));
+      await work({ settings, flags, redis, client, pairs, apiKey: credentials.apiKey });
     } finally {
       await client.close();
     }
@@ -124,30 +147,17 @@ export async function runStatus(
     process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
     return;
   }
-  const { settings, dir } = loadSettings(opts.config);
-  const credentials = resolveCredentials(settings.exchange, process.env, dir);
-  await withFlags(settings, async (flags, redis) => {
-    const client = keyClient(settings, redis, credentials, systemClock);
-    try {
-      const pairs = await loadPairs(
-        client,
-        settings.pairs.map((p) => p.pair),
-      );
-      const report = await readStatus({
-        redis,
-        prefix: settings.redis.prefix,
-        flags,
-        pairs,
-        tier: client.tier,
-        apiKey: credentials.apiKey,
-        clock: systemClock,
-      });
-      process.stdout.write(
-        opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report),
-      );
-    } finally {
-      await client.close();
-    }
+  await withConfiguredPairs(opts, async ({ settings, flags, redis, client, pairs, apiKey }) => {
+    const report = await readStatus({
+      redis,
+      prefix: settings.redis.prefix,
+      flags,
+      pairs,
+      tier: client.tier,
+      apiKey,
+      clock: systemClock,
+    });
+    process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
   });
 }
 

@@ -5,6 +5,7 @@ import { dec, type Side } from '../../src/core/index.js';
 import type { Level3Order } from '../../src/core/market.js';
 import type { TrackedOrder } from '../../src/executor/index.js';
 import { snapshot } from '../strategies/snapshot-fixture.js';
+import { trackedOrder } from '../support/tracked-order.js';
 
 function tracked(
   txid: string | null,
@@ -12,32 +13,16 @@ function tracked(
   price: string,
   extra: Partial<TrackedOrder> = {},
 ) {
-  const order: TrackedOrder = {
-    userref: 1,
+  return trackedOrder({
     txid,
-    pair: 'XXBTZUSD',
-    slot: side === 'buy' ? 'bid:0' : 'ask:0',
-    generation: 1,
     side,
     price,
+    slot: side === 'buy' ? 'bid:0' : 'ask:0',
     volume: '0.5',
     volumeExecuted: '0.1',
-    cost: '0',
-    fee: '0',
-    postOnly: true,
-    feeIn: 'quote',
     state: 'partially-filled',
-    openedAtMs: 1,
-    sentAtMs: 1,
-    deadlineMs: 2,
-    updatedAtMs: 1,
-    pendingCall: null,
-    replaces: null,
-    reason: null,
-    origin: 'placed',
     ...extra,
-  };
-  return order;
+  });
 }
 
 const l3 = (orderId: string, price: string, volume: string, ns: bigint): Level3Order => ({

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, needBrowser } from '../support/chromium.js';
+import { colouredPixels, launchChromium, needBrowser } from '../support/chromium.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -104,21 +104,6 @@ function overflowing(page: Page): Promise<string[]> {
   })()`);
 }
 
-/** Pixels of clear colour on a pair's chart: our bid and ask lines and the fill markers. */
-function colouredPixels(page: Page, pair: string): Promise<number> {
-  return page.evaluate(`(() => {
-    const canvas = document.querySelector('article[data-pair="${pair}"] figure[data-chart="price"] canvas');
-    if (!canvas || canvas.width === 0) return 0;
-    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) {
-      const r = px[i], g = px[i + 1], b = px[i + 2];
-      if (px[i + 3] > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
-    }
-    return n;
-  })()`);
-}
-
 async function checkPairs(page: Page): Promise<void> {
   const history = server.deployment.history();
   for (const [pair, figures] of Object.entries(EXPECTED)) {
@@ -138,7 +123,11 @@ async function checkPairs(page: Page): Promise<void> {
     const figure = `article[data-pair="${pair}"] figure[data-chart="price"]`;
     const points = Number(await page.getAttribute(figure, 'data-points'));
     assert.ok(points > 3500, `${pair}: ${points} points, not the hour's history`);
-    const pixels = await colouredPixels(page, pair);
+    // Clear colour: our bid and ask lines and the fill markers.
+    const pixels = await colouredPixels(
+      page,
+      `article[data-pair="${pair}"] figure[data-chart="price"] canvas`,
+    );
     assert.ok(pixels > 500, `${pair}: ${pixels} coloured pixels, the chart did not draw`);
   }
   assert.equal(

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, needBrowser } from '../support/chromium.js';
+import { colouredPixels, launchChromium, needBrowser } from '../support/chromium.js';
 import { writeReport } from '../../src/lab/report/index.js';
 import { fixtureReport } from './report-fixture.js';
 
@@ -64,25 +64,6 @@ async function open(b: Browser, width: number, height: number): Promise<Opened> 
   return { page, problems, network };
 }
 
-/**
- * Pixels of clear colour (not grey) on a figure's canvas: the series' strokes and the fill
- * markers. Axes, grid and labels are grey, so an empty chart counts none. Evaluated from text, as
- * the test's own functions are rewritten by the TypeScript loader.
- */
-function colouredPixels(page: Page, pair: string, kind: string): Promise<number> {
-  return page.evaluate(`(() => {
-    const canvas = document.querySelector('section.pair[data-pair=${JSON.stringify(pair)}] figure[data-chart=${JSON.stringify(kind)}] canvas');
-    if (!canvas || canvas.width === 0) return 0;
-    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) {
-      const r = px[i], g = px[i + 1], b = px[i + 2];
-      if (px[i + 3] > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
-    }
-    return n;
-  })()`);
-}
-
 function text(page: Page, selector: string): Promise<string | null> {
   return page.locator(selector).textContent();
 }
@@ -101,7 +82,10 @@ for (const [name, width, height] of [
 
     for (const p of data.pairs) {
       for (const kind of CHART_KINDS) {
-        const n = await colouredPixels(page, p.pair, kind);
+        const n = await colouredPixels(
+          page,
+          `section.pair[data-pair=${JSON.stringify(p.pair)}] figure[data-chart=${JSON.stringify(kind)}] canvas`,
+        );
         assert.ok(n > 200, `${p.pair} ${kind}: ${n} coloured pixels, the chart did not draw`);
       }
       const section = `section.pair[data-pair="${p.pair}"]`;

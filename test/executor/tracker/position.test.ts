@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { InvalidInputError, dec } from '../../../src/core/index.js';
 import { applyFill, deriveFill, emptyPosition } from '../../../src/executor/tracker/index.js';
 import type { Fill, Position, TrackedOrder } from '../../../src/executor/types.js';
+import { trackedOrder } from '../../support/tracked-order.js';
 
 const PAIR = 'XXBTZUSD';
 
@@ -228,31 +229,7 @@ void describe('applyFill (average cost)', () => {
 });
 
 function order(overrides: Partial<TrackedOrder> = {}): TrackedOrder {
-  return {
-    userref: 7,
-    txid: 'OTX-1',
-    pair: PAIR,
-    slot: 'bid:0',
-    generation: 1,
-    side: 'buy',
-    price: '0.5',
-    volume: '1',
-    volumeExecuted: '0',
-    cost: '0',
-    fee: '0',
-    postOnly: true,
-    feeIn: 'quote',
-    state: 'open',
-    openedAtMs: 1,
-    sentAtMs: 1,
-    deadlineMs: 2,
-    updatedAtMs: 1,
-    pendingCall: null,
-    replaces: null,
-    reason: null,
-    origin: 'placed',
-    ...overrides,
-  };
+  return trackedOrder({ pair: PAIR, ...overrides });
 }
 
 void describe('deriveFill', () => {
