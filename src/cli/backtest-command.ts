@@ -1,5 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
@@ -41,30 +40,31 @@ async function openFillsFile(
   outDir: string,
 ): Promise<{ write: (line: string) => void; close: () => Promise<void> }> {
   const path = join(outDir, 'fills.jsonl');
+  let file: FileHandle;
   try {
     await mkdir(outDir, { recursive: true });
+    file = await open(path, 'w');
   } catch (err) {
     throw new InvalidInputError(
       '--out',
       `${outDir}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
     );
   }
-  const stream: WriteStream = createWriteStream(path);
-  let failed: Error | undefined;
+  const stream = file.createWriteStream();
+  let failed: NodeJS.ErrnoException | undefined;
   stream.on('error', (err) => (failed ??= err));
-  await new Promise<void>((ok) => stream.once('ready', ok).once('error', () => ok()));
-  const fail = (): never => {
-    const code = (failed as NodeJS.ErrnoException).code ?? (failed as Error).message;
-    throw new MakerdError('BACKTEST_OUTPUT', `cannot write ${path}: ${code}`);
-  };
-  if (failed !== undefined) fail();
   return {
     write: (line) => {
       if (failed === undefined) stream.write(line);
     },
     close: async () => {
       await new Promise<void>((done) => stream.end(done));
-      if (failed !== undefined) fail();
+      if (failed !== undefined) {
+        throw new MakerdError(
+          'BACKTEST_OUTPUT',
+          `cannot write ${path}: ${failed.code ?? failed.message}`,
+        );
+      }
     },
   };
 }

@@ -8,7 +8,7 @@ import {
   type Log,
   type PairInfo,
 } from '../core/index.js';
-import type { RatecountStore, TrackedOrder } from '../executor/index.js';
+import { isOurResting, type RatecountStore, type TrackedOrder } from '../executor/index.js';
 import {
   PairPnl,
   summaryJson,
@@ -205,9 +205,5 @@ function best(quotes: readonly { side: 'buy' | 'sell'; price: Decimal }[]): Quot
 
 /** Our own orders resting on the book, innermost per side. */
 function restingOf(orders: readonly TrackedOrder[]): QuoteSides {
-  return best(
-    orders
-      .filter((o) => o.slot !== 'foreign' && (o.state === 'open' || o.state === 'partially-filled'))
-      .map((o) => ({ side: o.side, price: dec(o.price) })),
-  );
+  return best(orders.filter(isOurResting).map((o) => ({ side: o.side, price: dec(o.price) })));
 }

@@ -196,3 +196,8 @@ export function missingFromDepth(
   const within = side === 'buy' ? p.gte(dec(deepest)) : p.lte(dec(deepest));
   return within && !levels.some((l) => sameAmount(l, price));
 }
+
+/** XXBT -> XBT, ZUSD -> USD: the exchange's four-letter legacy asset ids, as people write them. */
+export function assetName(id: string): string {
+  return id.length === 4 && /^[XZ]/.test(id) ? id.slice(1) : id;
+}

@@ -20,6 +20,14 @@ export type OrderState = (typeof ORDER_STATES)[number];
 /** States an order never leaves; its record moves to the pair's history. */
 export const TERMINAL_STATES: ReadonlySet<OrderState> = new Set(['filled', 'canceled', 'rejected']);
 
+/** States of an order resting on the book: what a cancel or an amend acts on. */
+export const RESTING_STATES: ReadonlySet<OrderState> = new Set(['open', 'partially-filled']);
+
+/** Whether the order is this instance's (not a foreign one of the key) and rests on the book. */
+export function isOurResting(o: Pick<TrackedOrder, 'slot' | 'state'>): boolean {
+  return o.slot !== 'foreign' && RESTING_STATES.has(o.state);
+}
+
 /** The order-entry call whose outcome is not known yet (state `unknown`) or in flight. */
 export type PendingCall = 'add' | 'edit' | 'cancel';
 

@@ -1,4 +1,4 @@
-import { toWire, type Decimal, type PairInfo } from '../core/index.js';
+import { assetName, toWire, type Decimal, type PairInfo } from '../core/index.js';
 import type { FillRecord, PnlSummary, SeriesPoint } from '../pnl/index.js';
 import type { RecordingProblem } from './recording/index.js';
 import type { DataProblem, FillPoint, PairReport } from './report/index.js';
@@ -148,11 +148,6 @@ export function dataProblems(problems: readonly RecordingProblem[]): DataProblem
     ...(p.toMs === undefined ? {} : { toMs: p.toMs }),
     text: p.message,
   }));
-}
-
-/** XXBT -> XBT, ZUSD -> USD: the exchange's four-letter legacy ids, as people write them. */
-function assetName(id: string): string {
-  return id.length === 4 && /^[XZ]/.test(id) ? id.slice(1) : id;
 }
 
 function bps(value: Decimal | undefined): number | null {

@@ -1,4 +1,4 @@
-import type { PulledPairs } from '../../bus/index.js';
+import { assetName } from '../../core/index.js';
 import { OrderTracker } from '../../executor/tracker/index.js';
 import { pairLimits } from '../../safety/index.js';
 import type { BotSettings } from '../bot-config.js';
@@ -29,22 +29,20 @@ export interface ConsoleSources {
   readonly base: RoleBase;
   readonly settings: BotSettings;
   readonly events: ConsoleEvents;
-  readonly pulled: PulledPairs;
 }
 
 /**
  * The deployment as the console shows it, from what every process leaves in Redis: the status
- * report `makerd status` reads, the runner's console report (book, orders, data ages), the
- * tracker's fills, the pulled pairs and the recent events. One read serves every open page.
+ * report `makerd status` reads (the pulled pairs included), the runner's console report (book,
+ * orders, data ages), the tracker's fills and the recent events. One read serves every open page.
  */
 export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState> {
   const { base, settings } = s;
   const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
-  const [status, runner, events, pulled, fills] = await Promise.all([
+  const [status, runner, events, fills] = await Promise.all([
     readBaseStatus(base, settings.redis.prefix),
     base.flags.reported(CONSOLE_REPORT) as Promise<RunnerConsoleReport | undefined>,
     s.events.recent(EVENTS_SHOWN),
-    s.pulled.read(),
     Promise.all(base.pairs.map((p) => tracker.fills(p.id, FILLS_SHOWN))),
   ]);
   const now = status.atMs;
@@ -59,7 +57,7 @@ export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState>
     },
     ...supervisorPart(status),
     pairs: status.pairs.map((p, i) =>
-      pairState(s, p, runner?.pairs[p.altname], pulled.has(p.altname), now, fills[i] ?? []),
+      pairState(s, p, runner?.pairs[p.altname], now, fills[i] ?? []),
     ),
     events,
   };
@@ -96,7 +94,6 @@ function pairState(
   s: ConsoleSources,
   p: PairStatus,
   runner: RunnerPairReport | undefined,
-  pulled: boolean,
   now: number,
   fills: readonly Parameters<typeof consoleFill>[0][],
 ): ConsolePair {
@@ -108,7 +105,7 @@ function pairState(
     base: assetName(info?.base ?? ''),
     quote: assetName(info?.quote ?? ''),
     executor: p.executor,
-    pulled,
+    pulled: p.pulled !== undefined,
     ...(runner === undefined
       ? {}
       : {
@@ -188,9 +185,4 @@ function supervisorPart(r: StatusReport): Pick<ConsoleState, 'supervisor'> {
       ...(next === undefined ? {} : { nextMaintenance: next }),
     },
   };
-}
-
-/** XXBT -> XBT, ZUSD -> USD: the exchange's four-letter legacy ids, as people write them. */
-function assetName(id: string): string {
-  return id.length === 4 && /^[XZ]/.test(id) ? id.slice(1) : id;
 }

@@ -10,7 +10,7 @@ import {
   type PairInfo,
 } from '../../core/index.js';
 import type { Level3Order, MarketSnapshot, PriceLevel } from '../../core/market.js';
-import type { TrackedOrder } from '../../executor/index.js';
+import { isOurResting, type TrackedOrder } from '../../executor/index.js';
 import type { TickReport } from '../../runner/runner.js';
 import type { ChartPoint, ConsoleOrder } from './state.js';
 
@@ -122,10 +122,8 @@ export class ConsoleReporter {
 
 /** Our resting orders as the console lists them: bids best first, then asks best first. */
 export function consoleOrders(snap: MarketSnapshot, live: readonly TrackedOrder[]): ConsoleOrder[] {
-  const resting = live.filter(
-    (o) => o.slot !== 'foreign' && (o.state === 'open' || o.state === 'partially-filled'),
-  );
-  return resting
+  return live
+    .filter(isOurResting)
     .map((o) =>
       consoleOrder(
         o,

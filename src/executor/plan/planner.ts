@@ -7,7 +7,7 @@ import {
   type OrderIntent,
 } from '../../core/index.js';
 import { FIT_EPSILON, cancelBatchPenalty, msUntilFits } from '../../exchange/limits/index.js';
-import type { OrderState, TrackedOrder } from '../types.js';
+import { RESTING_STATES, type TrackedOrder } from '../types.js';
 import {
   addCost,
   addGroupCost,
@@ -36,7 +36,6 @@ import type {
 } from './types.js';
 
 /** States in which nothing is in doubt about the order: the only ones a call may touch. */
-const LIVE_STATES: ReadonlySet<OrderState> = new Set(['open', 'partially-filled']);
 
 /** Modes in which only cancels are planned (src/executor/plan/types.ts, PlanInput.mode). */
 const CANCELS_ONLY = new Set<PlanInput['mode']>(['cancel_only', 'maintenance', 'halted']);
@@ -141,7 +140,7 @@ export function planCalls(input: PlanInput): Plan {
 
 function classify(w: SlotWork, input: PlanInput): Classified {
   const { intent, live } = w;
-  if (live !== undefined && (live.pendingCall !== null || !LIVE_STATES.has(live.state))) {
+  if (live !== undefined && (live.pendingCall !== null || !RESTING_STATES.has(live.state))) {
     return { drop: 'busy' };
   }
   if (intent.action === 'cancel') {

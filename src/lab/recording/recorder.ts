@@ -1,6 +1,6 @@
 import { errorMessage, silentLog, type Clock, type Log, type PairInfo } from '../../core/index.js';
 import { HttpTransport, type SpotClient, type Transport } from '../../exchange/index.js';
-import type { TrackedOrder } from '../../executor/index.js';
+import { RESTING_STATES, type TrackedOrder } from '../../executor/index.js';
 import type { BudgetPlan } from '../../market/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
@@ -94,7 +94,7 @@ export class Recorder {
     if (writer === undefined || writer.stopped !== undefined) return;
     const open: Record<string, unknown> = {};
     for (const o of live) {
-      if (o.txid === null || (o.state !== 'open' && o.state !== 'partially-filled')) continue;
+      if (o.txid === null || !RESTING_STATES.has(o.state)) continue;
       open[o.txid] = {
         descr: { pair: pair.altname, type: o.side, ordertype: 'limit', price: o.price },
         vol: o.volume,

@@ -1,4 +1,5 @@
 import type { TrackedOrder } from '../../../src/executor/types.js';
+import { trackedOrder } from '../../support/tracked-order.js';
 
 export const NOW = 1_700_000_000_000;
 
@@ -8,29 +9,16 @@ export function restingOrder(
   ageMs: number,
   over: Partial<TrackedOrder> = {},
 ): TrackedOrder {
-  return {
+  return trackedOrder({
     userref: 1,
     txid: `T-${slot}`,
-    pair: 'XXBTZUSD',
     slot,
-    generation: 1,
     side: slot.startsWith('ask') ? 'sell' : 'buy',
     price: '100',
-    volume: '1',
-    volumeExecuted: '0',
-    cost: '0',
-    fee: '0',
-    postOnly: true,
-    feeIn: 'quote',
-    state: 'open',
     openedAtMs: NOW - ageMs,
     sentAtMs: NOW - ageMs,
     deadlineMs: NOW - ageMs + 5_000,
     updatedAtMs: NOW - ageMs,
-    pendingCall: null,
-    replaces: null,
-    reason: null,
-    origin: 'placed',
     ...over,
-  };
+  });
 }

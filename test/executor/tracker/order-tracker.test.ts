@@ -10,36 +10,24 @@ import {
 } from '../../../src/executor/tracker/index.js';
 import type { OrderState, TrackedOrder } from '../../../src/executor/types.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../../support/redis.js';
+import { trackedOrder } from '../../support/tracked-order.js';
 
 const PAIR = 'XXBTZUSD';
 const ETH = 'XETHZUSD';
 
 function order(overrides: Partial<TrackedOrder> = {}): TrackedOrder {
-  return {
+  return trackedOrder({
     userref: 1000,
     txid: 'OABCDE-1',
     pair: PAIR,
-    slot: 'bid:0',
-    generation: 1,
-    side: 'buy',
     price: '50000',
     volume: '0.01',
-    volumeExecuted: '0',
-    cost: '0',
-    fee: '0',
-    postOnly: true,
-    feeIn: 'quote',
-    state: 'open',
     openedAtMs: 1_000,
     sentAtMs: 900,
     deadlineMs: 5_900,
     updatedAtMs: 1_000,
-    pendingCall: null,
-    replaces: null,
-    reason: null,
-    origin: 'placed',
     ...overrides,
-  };
+  });
 }
 
 /** The view of `base` after `vol` executed for `cost` quote and `fee`. */
