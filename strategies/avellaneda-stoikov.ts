@@ -27,14 +27,18 @@
  * and must be chosen for the price scale of the pair (k = 1.5, γ = 0.1 give a base spread of about
  * 1.29 quote units). The state holds only strings and numbers so that it survives JSON.
  *
- * With post_only, bids are capped at bestAsk - tick and asks floored at bestBid + tick. When
+ * With fee_floor (the default) every quote stays at least the maker fee plus the measured adverse
+ * selection plus min_edge_bps from the mid (quoteFloor). With post_only, bids are capped at bestAsk - tick and asks floored at bestBid + tick. When
  * |base.total - target_base| >= max_inventory the side that would grow the deviation is not quoted.
  */
 import {
+  applyFloor,
   BPS,
   clampPostOnly,
   DecimalOption,
+  EDGE_OPTIONS,
   QUOTE_HANDLING_OPTIONS,
+  quoteFloor,
   quoteHandling,
   dec,
   defineStrategy,
@@ -117,6 +121,7 @@ const options = Type.Object(
       default: 10,
       description: 'Extra distance per level on each side, in basis points of the mid.',
     }),
+    ...EDGE_OPTIONS,
     ...QUOTE_HANDLING_OPTIONS,
   },
   { additionalProperties: false },
@@ -167,28 +172,31 @@ export default defineStrategy({
     const q = deviation.div(orderSize);
     const reservation = s.minus(q.times(inventoryRisk));
     const optimal = inventoryRisk.plus(liquidityTerm(gamma, k));
-    const floor = s.times(dec(o.min_spread_bps)).times(BPS);
-    const halfSpread = maxOf(optimal, floor).div(2);
+    const spreadFloor = s.times(dec(o.min_spread_bps)).times(BPS);
+    const halfSpread = maxOf(optimal, spreadFloor).div(2);
 
     const maxInventory = dec(o.max_inventory);
     const quoteBids = deviation.lt(maxInventory);
     const quoteAsks = deviation.gt(maxInventory.neg());
 
     const common = quoteHandling(o);
+    const floor = quoteFloor(snapshot, o);
     const bids: DesiredQuote[] = [];
     const asks: DesiredQuote[] = [];
     for (let level = 0; level < o.levels; level++) {
       const offset = halfSpread.plus(s.times(dec(o.level_spacing_bps)).times(level).times(BPS));
       if (quoteBids) {
-        const price = clampPostOnly('buy', reservation.minus(offset), snapshot, o.post_only);
+        const raw = applyFloor('buy', reservation.minus(offset), s, floor);
+        const price = clampPostOnly('buy', raw, snapshot, o.post_only);
         if (price.gt(0)) bids.push({ side: 'buy', level, price, volume: orderSize, ...common });
       }
       if (quoteAsks) {
-        const price = clampPostOnly('sell', reservation.plus(offset), snapshot, o.post_only);
+        const raw = applyFloor('sell', reservation.plus(offset), s, floor);
+        const price = clampPostOnly('sell', raw, snapshot, o.post_only);
         if (price.gt(0)) asks.push({ side: 'sell', level, price, volume: orderSize, ...common });
       }
     }
-    return { quotes: [...bids, ...asks], state };
+    return { quotes: [...bids, ...asks], state, floor };
   },
 });
 

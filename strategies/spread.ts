@@ -12,15 +12,19 @@
  *
  * A positive shift (too much base) moves both quotes down: the ask gets more aggressive, the bid
  * less. The shift is linear in the deviation and not clamped; it equals inventory_skew_bps when the
- * deviation is ±0.5. With post_only, bids are capped at bestAsk - tick and asks floored at
+ * deviation is ±0.5. With fee_floor (the default) every quote stays at least the maker fee plus the
+ * measured adverse selection plus min_edge_bps from the mid (quoteFloor). With post_only, bids are capped at bestAsk - tick and asks floored at
  * bestBid + tick, so a quote never crosses the book and gets rejected. Prices and volumes are ideal;
  * the runner rounds them to tick and lot and drops those under ordermin/costmin.
  */
 import {
+  applyFloor,
   BPS,
   clampPostOnly,
   DecimalOption,
+  EDGE_OPTIONS,
   QUOTE_HANDLING_OPTIONS,
+  quoteFloor,
   quoteHandling,
   dec,
   defineStrategy,
@@ -85,6 +89,7 @@ const options = Type.Object(
       description:
         'No bids while baseShare is above this; no asks while baseShare is below 1 - this. 1 disables the cut.',
     }),
+    ...EDGE_OPTIONS,
     ...QUOTE_HANDLING_OPTIONS,
   },
   { additionalProperties: false },
@@ -114,6 +119,7 @@ export default defineStrategy({
     const orderSize = dec(o.order_size);
     const multiplier = dec(o.size_multiplier);
     const common = quoteHandling(o);
+    const floor = quoteFloor(snapshot, o);
 
     const bids: DesiredQuote[] = [];
     const asks: DesiredQuote[] = [];
@@ -122,15 +128,25 @@ export default defineStrategy({
       const volume = orderSize.times(multiplier.pow(level));
       if (quoteBids) {
         const raw = ref.times(dec(1).minus(halfBps.plus(shiftBps).times(BPS)));
-        const price = clampPostOnly('buy', raw, snapshot, o.post_only);
+        const price = clampPostOnly(
+          'buy',
+          applyFloor('buy', raw, mid, floor),
+          snapshot,
+          o.post_only,
+        );
         if (price.gt(0)) bids.push({ side: 'buy', level, price, volume, ...common });
       }
       if (quoteAsks) {
         const raw = ref.times(dec(1).plus(halfBps.minus(shiftBps).times(BPS)));
-        const price = clampPostOnly('sell', raw, snapshot, o.post_only);
+        const price = clampPostOnly(
+          'sell',
+          applyFloor('sell', raw, mid, floor),
+          snapshot,
+          o.post_only,
+        );
         if (price.gt(0)) asks.push({ side: 'sell', level, price, volume, ...common });
       }
     }
-    return { quotes: [...bids, ...asks], state };
+    return { quotes: [...bids, ...asks], state, floor };
   },
 });

@@ -2,6 +2,7 @@ import type { ControlFlags } from '../bus/index.js';
 import {
   dec,
   errorMessage,
+  type AdverseSelection,
   every,
   type Clock,
   type Decimal,
@@ -27,6 +28,10 @@ export interface PnlReport {
   /** Per pair altname. */
   readonly pairs: Readonly<Record<string, PnlSummaryJson>>;
 }
+
+/** The markout horizon and the number of newest fills adverse selection is measured over. */
+const ADVERSE_HORIZON_MS = 10_000;
+const ADVERSE_WINDOW = 50;
 
 /** Name of the runner's PnL report among the roles' status reports. */
 export const PNL_REPORT = 'pnl';
@@ -94,6 +99,14 @@ export class LivePnl {
       });
       this.#books.set(pair.id, { pair, pnl, resting: {}, target: {} });
     }
+  }
+
+  /**
+   * The adverse selection of the pair's newest fills (10 s markouts, at most the last 50): what a
+   * quote's half-spread must cover beyond the fee. Before any fill has a 10 s markout, none.
+   */
+  adverseSelection(pairId: string): AdverseSelection | undefined {
+    return this.#books.get(pairId)?.pnl.adverseSelection(ADVERSE_HORIZON_MS, ADVERSE_WINDOW);
   }
 
   /** The attribution of one pair (by id), for a replay's report. */

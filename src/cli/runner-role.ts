@@ -13,12 +13,15 @@ import { MATCHING_ENGINE, type SpotClient, type Tier } from '../exchange/index.j
 import {
   RatecountStore,
   TERMINAL_STATES,
+  isOurResting,
   ratecountKeyFor,
   type TrackedOrder,
 } from '../executor/index.js';
 import {
   MarketFeed,
   MarketMetrics,
+  NO_ADVERSE_SELECTION,
+  type OwnResting,
   executorSyncPerSec,
   planBudget,
   wishesFor,
@@ -161,6 +164,10 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       strategies.push({ pair, plugin: made.plugin, context: made.context, state: made.state });
     }
 
+    // Our orders as the executor's tracker held them at LivePnl's last read (each second).
+    const executorOrders = new Map<string, readonly TrackedOrder[]>();
+    // The PnL attribution is built after the feed; the feed asks it at each snapshot.
+    const measured: { pnl?: LivePnl } = {};
     const feed = new MarketFeed({
       client,
       pairs,
@@ -170,6 +177,8 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       clock,
       metrics: new MarketMetrics(registry),
       haltSource: () => flags.current(),
+      ownResting: (pairId) => restingOf(executorOrders.get(pairId)),
+      adverseSelection: (pairId) => measured.pnl?.adverseSelection(pairId) ?? NO_ADVERSE_SELECTION,
       log: log.child({ component: 'market' }),
     });
     // Each OpenOrders answer goes to the executor, whose tracker derives our fills from it; the
@@ -190,8 +199,6 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     });
     const risk = settings.supervisor.risk;
     const pulled = new PulledPairs(base.redis, settings.redis.prefix);
-    // Our orders as the executor's tracker held them at LivePnl's last read (each second).
-    const executorOrders = new Map<string, readonly TrackedOrder[]>();
     const runner = new Runner({
       feed,
       fills,
@@ -247,6 +254,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       log: log.child({ component: 'pnl' }),
       ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
     });
+    measured.pnl = pnl;
     if (base.recorder !== undefined) pnl.onOrders(base.recorder.ownOrders.bind(base.recorder));
     pnl.onOrders((pair, live) => executorOrders.set(pair.id, live));
     fills.onFill((fill) => pnl.fill(fill));
@@ -343,6 +351,23 @@ function ownOrders(live: readonly TrackedOrder[] | undefined): OwnOrder[] {
             volumeExecuted: dec(o.volumeExecuted),
             openedAtMs: o.openedAtMs,
             postOnly: o.postOnly,
+          },
+        ],
+  );
+}
+
+/** The tracker's orders resting on the book, as the snapshot takes them out of Depth. */
+function restingOf(live: readonly TrackedOrder[] | undefined): OwnResting[] {
+  return (live ?? []).flatMap((o) =>
+    o.txid === null || !isOurResting(o)
+      ? []
+      : [
+          {
+            txid: o.txid,
+            side: o.side,
+            price: dec(o.price),
+            remaining: dec(o.volume).minus(dec(o.volumeExecuted)),
+            openedAtMs: o.openedAtMs,
           },
         ],
   );

@@ -21,6 +21,61 @@ export interface PairInfo {
   readonly orderMin: Decimal;
   /** Minimum order cost in the quote asset; undefined when the venue sets none. */
   readonly costMin: Decimal | undefined;
+  /**
+   * The pair's fee ladders from AssetPairs (`fees_maker`, `fees`), lowest volume first: the fees
+   * a key pays before its own TradeVolume answer says where it stands. Empty when not published.
+   */
+  readonly feeLadder: { readonly maker: readonly FeeStep[]; readonly taker: readonly FeeStep[] };
+}
+
+/** One rung of a fee ladder: from this 30-day volume (USD) on, this fee in percent. */
+export interface FeeStep {
+  readonly volumeUsd: Decimal;
+  readonly percent: Decimal;
+}
+
+/** What a fill of ours costs in fees, in basis points of its notional. */
+export interface FeeRates {
+  readonly makerBps: Decimal;
+  readonly takerBps: Decimal;
+  /**
+   * `trade-volume`: the key's own TradeVolume answer for the pair; `ladder`: the pair's published
+   * ladder at the configured 30-day volume, before the first answer (or without one).
+   */
+  readonly source: 'trade-volume' | 'ladder';
+  /** The 30-day volume (USD) the rates belong to. */
+  readonly volumeUsd: Decimal;
+}
+
+/**
+ * How far the mid moved against our recent fills `horizonMs` after each: the adverse selection a
+ * quote's half-spread has to pay for on top of the fee. Measured by the PnL module (markouts).
+ */
+export interface AdverseSelection {
+  /** Volume-weighted mean of −sign × (mid(t + h) − mid(t)) / mid(t), in bps; 0 before any fill. */
+  readonly bps: Decimal;
+  readonly horizonMs: number;
+  /** The fills the mean is over (the newest ones, at most the window's size). */
+  readonly fills: number;
+}
+
+/**
+ * Where one of our resting orders stands in its price level's queue: `ahead` is the market's
+ * volume that trades before it, `behind` the market's volume that joined after it (our own
+ * volume is in neither).
+ */
+export interface QueuePosition {
+  readonly txid: string;
+  readonly side: Side;
+  readonly price: Decimal;
+  readonly ahead: Decimal;
+  readonly behind: Decimal;
+  /** `level3`: exact, from the last Level3 answer; `depth`: estimated from Depth and Trades. */
+  readonly source: 'level3' | 'depth';
+  /** The rule that split unexplained decreases between ahead and behind (`depth` only). */
+  readonly rule: string;
+  /** When the estimate last changed (local clock, ms). */
+  readonly asOfMs: number;
 }
 
 export interface PriceLevel {
@@ -140,8 +195,15 @@ export interface MarketSnapshot {
   /** Increases by one with each snapshot of this pair. */
   readonly seq: number;
   readonly takenAtMs: number;
-  /** Top of book from Depth. */
+  /**
+   * The market without us: Depth's levels with our own resting orders taken out (a level that
+   * was only ours is gone). Strategies price from it, so a quote never chases our own order.
+   * bestBid, bestAsk, mid, microprice and spread are this book's.
+   */
   readonly book: BookView;
+  /** Depth as the exchange answered it, our orders included (what a post-only order must not cross). */
+  readonly venueBook: BookView;
+  /** GroupedBook with our resting volume taken out of the bucket that holds it. */
   readonly grouped: GroupedBookView | undefined;
   readonly level3: Level3View | undefined;
   readonly bestBid: Decimal | undefined;
@@ -168,6 +230,12 @@ export interface MarketSnapshot {
   /** When the Depth call behind `book` was made (local clock); undefined before the first. */
   readonly bookAsOfMs: number | undefined;
   readonly inventory: Inventory;
+  /** The key's fees in this pair. */
+  readonly fees: FeeRates;
+  /** The adverse selection our recent fills met (10 s markouts). */
+  readonly adverseSelection: AdverseSelection;
+  /** Our resting orders' places in their queues (one per order whose place is known). */
+  readonly queue: readonly QueuePosition[];
   readonly mode: TradingMode;
   /** Why the mode is not online (the status event's title, the halt reason). */
   readonly modeReason: string | undefined;

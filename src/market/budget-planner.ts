@@ -9,7 +9,7 @@ import type { MarketConfig } from './config.js';
  * allowance. The dead-man heartbeat is reserved first because losing it cancels every order.
  */
 
-export type PollSource = DataSource | 'systemStatus';
+export type PollSource = DataSource | 'systemStatus' | 'tradeVolume';
 export type PollScope = 'private' | 'public';
 
 export interface PollWish {
@@ -248,6 +248,16 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       intervalMs: p.balance.interval_ms,
     },
   ];
+  if (p.trade_volume.enabled) {
+    wishes.push({
+      id: 'tradeVolume',
+      source: 'tradeVolume',
+      pair: undefined,
+      scope: 'private',
+      cost: privateCost,
+      intervalMs: p.trade_volume.interval_ms,
+    });
+  }
   if (p.system_status.enabled) {
     wishes.push({
       id: 'systemStatus',

@@ -64,6 +64,19 @@ export const MarketConfig = Section({
     /** Always on (BalanceEx): inventory. One call serves every pair. */
     balance: Section({ interval_ms: IntervalMs(10_000) }),
     system_status: Section({ enabled: Enabled, interval_ms: IntervalMs(5000) }),
+    /**
+     * TradeVolume (one call for every pair): the key's maker and taker fees, which move with its
+     * 30-day volume. Off, the fees stay those of the ladder at `fees.volume_usd`.
+     */
+    trade_volume: Section({ enabled: Enabled, interval_ms: IntervalMs(300_000) }),
+  }),
+  fees: Section({
+    /**
+     * The 30-day volume (USD) whose rung of each pair's published fee ladder (AssetPairs) is the
+     * key's fee until TradeVolume answers. 0, the default, is the dearest rung: never cheaper
+     * than the truth.
+     */
+    volume_usd: Type.Number({ minimum: 0, default: 0 }),
   }),
 });
 export type MarketConfig = Static<typeof MarketConfig>;

@@ -34,6 +34,8 @@ export {
   inventory,
   sourceStatus,
   sourceStatuses,
+  restingInBook,
+  type OwnResting,
   type SnapshotInput,
   type SourceInput,
   type GroupedBookResult,
@@ -47,8 +49,18 @@ export {
   type ModeDecision,
   type ModeInput,
 } from './mode.js';
+export { withoutOurs, type RestingVolume } from './market-book.js';
+export {
+  DEFAULT_QUEUE_RULE,
+  parseQueueRule,
+  queueRuleName,
+  fromAhead,
+  type QueueRule,
+} from './queue-rule.js';
+export { feeLadderOf, ladderPercent, ladderFees, tradeVolumeFees } from './fees.js';
 export {
   MarketFeed,
+  NO_ADVERSE_SELECTION,
   mergeTrades,
   type MarketFeedOptions,
   type ModeListener,

@@ -2,13 +2,17 @@ import { setMaxListeners } from 'node:events';
 import {
   errorMessage,
   DATA_SOURCES,
+  dec,
   InvalidInputError,
   MakerdError,
   systemClock,
+  type AdverseSelection,
   type Clock,
   type DataSource,
+  type FeeRates,
   type MarketSnapshot,
   type PairInfo,
+  type QueuePosition,
 } from '../core/index.js';
 import type {
   CallOptions,
@@ -17,11 +21,13 @@ import type {
   Order,
   SpotClient,
   SystemStatusResult,
+  endpoints,
 } from '../exchange/index.js';
 import type { BudgetPlan, PlannedPoll, PollScope, PollSource } from './budget-planner.js';
 import { BudgetUsage } from './budget-usage.js';
 import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
+import { ladderFees, tradeVolumeFees } from './fees.js';
 import { silentLog, type Log } from '../core/log.js';
 import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics } from './metrics.js';
 import { decideMode, type HaltState, type ModeDecision } from './mode.js';
@@ -31,6 +37,7 @@ import {
   sourceStatuses,
   type BalanceExEntry,
   type GroupedBookResult,
+  type OwnResting,
   type SourceInput,
   type TradeRow,
 } from './snapshot-builder.js';
@@ -47,8 +54,27 @@ export interface MarketFeedOptions {
   readonly metrics?: MarketMetrics;
   /** The supervisor's halt flag, read at each snapshot. */
   readonly haltSource?: () => HaltState;
+  /**
+   * Our resting orders in a pair as the executor's tracker holds them, read at each snapshot: with
+   * OpenOrders' list, what the snapshot's book leaves out (DESIGN.md §15).
+   */
+  readonly ownResting?: (pairId: string) => readonly OwnResting[];
+  /** The adverse selection our recent fills in a pair met (the PnL module's markouts). */
+  readonly adverseSelection?: (pairId: string) => AdverseSelection;
+  /** Where each of our resting orders in a pair stands in its queue. */
+  readonly queue?: (pairId: string) => readonly QueuePosition[];
   readonly log?: Log;
 }
+
+/** Before any fill: no adverse selection measured. */
+export const NO_ADVERSE_SELECTION: AdverseSelection = Object.freeze({
+  bps: dec(0),
+  horizonMs: 10_000,
+  fills: 0,
+});
+
+/** A pair that publishes no fee ladder is charged this (percent), both ways, until TradeVolume answers. */
+const UNPUBLISHED_FEE_PERCENT = dec('0.4');
 
 /** New data for a pair; key-wide sources (openOrders, balance) fire once per pair. */
 export type UpdateListener = (pairId: string, source: DataSource) => void;
@@ -85,6 +111,9 @@ export class MarketFeed {
   readonly #clock: Clock;
   readonly #metrics: MarketMetrics | undefined;
   readonly #halt: (() => HaltState) | undefined;
+  readonly #ownResting: MarketFeedOptions['ownResting'];
+  readonly #adverse: MarketFeedOptions['adverseSelection'];
+  readonly #queue: MarketFeedOptions['queue'];
   readonly #log: Log;
   readonly #pairsById: ReadonlyMap<string, PairInfo>;
   readonly #loops = new Map<string, PollLoop>();
@@ -103,6 +132,9 @@ export class MarketFeed {
   #openOrders: Received<Readonly<Record<string, Order>>> | undefined;
   #balances: Received<Readonly<Record<string, BalanceExEntry>>> | undefined;
   #systemStatus: Received<SystemStatusResult> | undefined;
+  #tradeVolumeAtMs: number | undefined;
+  /** Per pair id: the key's fees from the last TradeVolume answer that carried them. */
+  readonly #fees = new Map<string, FeeRates>();
 
   constructor(options: MarketFeedOptions) {
     this.#client = options.client;
@@ -111,6 +143,9 @@ export class MarketFeed {
     this.#clock = options.clock ?? systemClock;
     this.#metrics = options.metrics;
     this.#halt = options.haltSource;
+    this.#ownResting = options.ownResting;
+    this.#adverse = options.adverseSelection;
+    this.#queue = options.queue;
     this.#log = options.log ?? silentLog;
     this.pairs = Object.freeze([...options.pairs]);
     this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
@@ -210,11 +245,28 @@ export class MarketFeed {
       ordersAsOfMs: this.#openOrders?.askedAtMs,
       ordersReceivedAtMs: this.#openOrders?.atMs,
       bookAsOfMs: this.#depth.get(pair.id)?.askedAtMs,
+      bookReceivedAtMs: this.#depth.get(pair.id)?.atMs,
+      ownResting: this.#ownResting?.(pair.id),
+      fees: this.fees(pair.id),
+      adverseSelection: this.#adverse?.(pair.id) ?? NO_ADVERSE_SELECTION,
+      queue: this.#queue?.(pair.id),
       balances: this.#balances?.value,
       mode: mode.mode,
       modeReason: mode.reason,
       sources: this.#sourceInputs(pair.id),
     });
+  }
+
+  /**
+   * The key's fees in a pair: its last TradeVolume answer, else the pair's ladder at the
+   * configured 30-day volume.
+   */
+  fees(pairId: string): FeeRates {
+    const pair = this.#requirePair(pairId);
+    return (
+      this.#fees.get(pair.id) ??
+      ladderFees(pair, dec(String(this.#config.fees.volume_usd)), UNPUBLISHED_FEE_PERCENT)
+    );
   }
 
   /** Whether any enabled source of the pair is stale now (what snapshot().stale would say). */
@@ -301,6 +353,8 @@ export class MarketFeed {
         return this.#balances?.atMs;
       case 'systemStatus':
         return this.#systemStatus?.atMs;
+      case 'tradeVolume':
+        return this.#tradeVolumeAtMs;
     }
   }
 
@@ -376,6 +430,14 @@ export class MarketFeed {
         };
       case 'openOrders':
         return (signal) => this.#pollOpenOrders(poll, signal);
+      case 'tradeVolume':
+        return async (signal) => {
+          const { result } = await this.#call(poll, 'TradeVolume', signal, (o) =>
+            c.tradeVolume({ pair: this.#allPairIds().join(',') }, o),
+          );
+          this.#takeFees(result);
+          return 1;
+        };
     }
   }
 
@@ -427,6 +489,27 @@ export class MarketFeed {
         this.#metrics?.observePoll(endpoint, pairLabel, outcome, this.#secondsSince(started));
       }
       throw err;
+    }
+  }
+
+  /** The fees a TradeVolume answer states; a pair it leaves out keeps what it had. */
+  #takeFees(result: endpoints.TradeVolumeResult): void {
+    this.#tradeVolumeAtMs = this.#clock.now();
+    for (const pair of this.pairs) {
+      const fees = tradeVolumeFees(result, pair.id);
+      if (fees === undefined) continue;
+      const before = this.#fees.get(pair.id);
+      this.#fees.set(pair.id, fees);
+      if (before?.makerBps.eq(fees.makerBps) && before.takerBps.eq(fees.takerBps)) continue;
+      this.#log.info(
+        {
+          pair: pair.altname,
+          maker_bps: fees.makerBps.toFixed(),
+          taker_bps: fees.takerBps.toFixed(),
+          volume_usd: fees.volumeUsd.toFixed(),
+        },
+        'fees from TradeVolume',
+      );
     }
   }
 
@@ -499,7 +582,10 @@ function checkPlan(plan: BudgetPlan, pairs: ReadonlyMap<string, PairInfo>): void
   }
   for (const [i, p] of plan.polls.entries()) {
     const keyWide =
-      p.source === 'openOrders' || p.source === 'balance' || p.source === 'systemStatus';
+      p.source === 'openOrders' ||
+      p.source === 'balance' ||
+      p.source === 'systemStatus' ||
+      p.source === 'tradeVolume';
     const expectedId = keyWide ? p.source : `${p.source}:${p.pair ?? ''}`;
     if (p.id !== expectedId || (!keyWide && !pairs.has(p.pair ?? ''))) {
       throw new InvalidInputError(

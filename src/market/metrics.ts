@@ -11,6 +11,7 @@ export const ENDPOINT_OF: Readonly<Record<PollSource, string>> = {
   openOrders: 'OpenOrders',
   balance: 'BalanceEx',
   systemStatus: 'SystemStatus',
+  tradeVolume: 'TradeVolume',
 };
 
 /** The `pair` label of a key-wide poll (OpenOrders, BalanceEx, SystemStatus, QueryOrders). */

@@ -1,5 +1,6 @@
 import { dec, InvalidInputError, type PairInfo } from '../core/index.js';
 import type { AssetPair, SpotClient } from '../exchange/index.js';
+import { feeLadderOf } from './fees.js';
 
 /**
  * Resolves the pair names an operator wrote (id `XXBTZUSD`, altname `XBTUSD` or wsname
@@ -60,5 +61,9 @@ export function pairInfoOf(id: string, p: AssetPair): PairInfo {
     orderMin: dec(p.ordermin),
     // A zero minimum is no minimum: quoting code then needs no special case for it.
     costMin: costMin === undefined || costMin.isZero() ? undefined : costMin,
+    feeLadder: Object.freeze({
+      maker: Object.freeze(feeLadderOf(p.fees_maker)),
+      taker: Object.freeze(feeLadderOf(p.fees)),
+    }),
   });
 }

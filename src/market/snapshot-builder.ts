@@ -5,9 +5,11 @@ import {
   Decimal,
   missingFromDepth,
   toWire,
+  type AdverseSelection,
   type AssetBalance,
   type BookView,
   type DataSource,
+  type FeeRates,
   type GroupedBookView,
   type Inventory,
   type Level3Order,
@@ -17,11 +19,13 @@ import {
   type PairInfo,
   type PriceLevel,
   type PublicTrade,
+  type QueuePosition,
   type SourceStatus,
   type TradingMode,
 } from '../core/index.js';
 import type { DepthBook, endpoints, Level3Entry, Level3Result, Order } from '../exchange/index.js';
 import { deepFreeze } from './freeze.js';
+import { withoutOurs, type RestingVolume } from './market-book.js';
 
 /**
  * Pure functions from the latest raw answers to one immutable MarketSnapshot. Nothing here does
@@ -59,30 +63,56 @@ export interface SnapshotInput {
   /** When the OpenOrders call that answered `openOrders` was made, and when its answer came. */
   readonly ordersAsOfMs?: number | undefined;
   readonly ordersReceivedAtMs?: number | undefined;
-  /** When the Depth call that answered `depth` was made. */
+  /** When the Depth call that answered `depth` was made, and when its answer came. */
   readonly bookAsOfMs?: number | undefined;
+  readonly bookReceivedAtMs?: number | undefined;
+  /**
+   * Our resting orders in this pair as the executor's tracker holds them (fresher than the last
+   * OpenOrders answer): with the listed ones, what is taken out of the book.
+   */
+  readonly ownResting?: readonly OwnResting[] | undefined;
+  readonly fees: FeeRates;
+  readonly adverseSelection: AdverseSelection;
+  readonly queue?: readonly QueuePosition[] | undefined;
   readonly balances: Readonly<Record<string, BalanceExEntry>> | undefined;
   readonly mode: TradingMode;
   readonly modeReason: string | undefined;
   readonly sources: Readonly<Record<DataSource, SourceInput>>;
 }
 
+/** One of our resting orders as the tracker knows it. */
+export interface OwnResting extends RestingVolume {
+  readonly txid: string;
+  /** When the exchange acknowledged it (local clock); 0 while not yet. */
+  readonly openedAtMs: number;
+}
+
 export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
-  const book = bookView(input.depth);
-  const bestBid = book.bids[0];
-  const bestAsk = book.asks[0];
-  const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
+  const venueBook = bookView(input.depth);
   const listed = ownOrders(input.openOrders, input.pair, input.instance);
   const vanished = vanishedOrders(listed, input.depth, input.ordersReceivedAtMs, input.bookAsOfMs);
   const own = vanished.length === 0 ? listed : listed.filter((o) => !vanished.includes(o));
+  const ours = restingInBook(own, input.ownResting, input.bookReceivedAtMs);
+  const book = withoutOurs(venueBook, ours);
+  const bestBid = book.bids[0];
+  const bestAsk = book.asks[0];
+  const mid = bestBid && bestAsk ? bestBid.price.plus(bestAsk.price).div(2) : undefined;
   const sources = sourceStatuses(input.sources, input.nowMs);
   const staleSources = DATA_SOURCES.filter((s) => sources[s].stale);
+  const grouped = input.grouped === undefined ? undefined : groupedView(input.grouped);
   return deepFreeze({
     pair: input.pair,
     seq: input.seq,
     takenAtMs: input.nowMs,
     book,
-    grouped: input.grouped === undefined ? undefined : groupedView(input.grouped),
+    venueBook,
+    grouped:
+      grouped === undefined
+        ? undefined
+        : {
+            ...withoutOurs(grouped, ours, input.pair.tickSize.times(grouped.grouping)),
+            grouping: grouped.grouping,
+          },
     level3: input.level3 === undefined ? undefined : level3For(input.level3, own),
     bestBid: bestBid?.price,
     bestAsk: bestAsk?.price,
@@ -95,12 +125,41 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
     vanishedOrders: vanished,
     bookAsOfMs: input.bookAsOfMs,
     inventory: inventory(input.balances, input.pair, mid),
+    fees: input.fees,
+    adverseSelection: input.adverseSelection,
+    queue: input.queue ?? [],
     mode: input.mode,
     modeReason: input.modeReason,
     sources,
     stale: staleSources.length > 0,
     staleSources,
   });
+}
+
+/**
+ * Our orders the Depth answer holds: every order the tracker has resting or OpenOrders listed
+ * (not vanished), by txid, the tracker's remaining volume first (it is the fresher), that the
+ * exchange had acknowledged before the Depth answer arrived. An order acknowledged later may or
+ * may not be in the answer; leaving it in for one answer is the smaller error, since taking out
+ * a volume that is not there would hide the other participants' volume at that price.
+ */
+export function restingInBook(
+  listed: readonly OwnOrder[],
+  tracked: readonly OwnResting[] | undefined,
+  bookReceivedAtMs: number | undefined,
+): RestingVolume[] {
+  const byTxid = new Map<string, RestingVolume & { openedAtMs: number }>();
+  for (const o of listed) {
+    byTxid.set(o.txid, {
+      side: o.side,
+      price: o.price,
+      remaining: o.volume.minus(o.volumeExecuted),
+      openedAtMs: o.openedAtMs,
+    });
+  }
+  for (const o of tracked ?? []) byTxid.set(o.txid, o);
+  const cutoff = bookReceivedAtMs ?? Infinity;
+  return [...byTxid.values()].filter((o) => o.openedAtMs > 0 && o.openedAtMs <= cutoff);
 }
 
 /**

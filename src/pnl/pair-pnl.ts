@@ -3,6 +3,7 @@ import { MidHistory } from './mid-history.js';
 import { Series } from './series.js';
 import { StepMean } from './step-mean.js';
 import type {
+  AdverseSelection,
   FillRecord,
   Markout,
   MarkoutSummary,
@@ -232,6 +233,41 @@ export class PairPnl {
           pending: this.#due.filter((d) => d.horizon === i).length,
         };
       }),
+    };
+  }
+
+  /**
+   * How far the mid moved against the newest `window` fills whose `horizonMs` markout is known:
+   * the volume-weighted mean of −sign × (mid(t + h) − mid(t)) / mid(t), in bps, where mid(t) is the
+   * mid the fill's spread was measured against. Positive: the market took back some of the
+   * spread. The fill's own edge is not in it; that is what a quote's half-spread pays with.
+   */
+  adverseSelection(horizonMs: number, window: number): AdverseSelection {
+    const i = this.horizonsMs.indexOf(horizonMs);
+    if (i < 0) {
+      throw new InvalidInputError(
+        'horizonMs',
+        `${horizonMs} is not a markout horizon (${this.horizonsMs.join(', ')})`,
+      );
+    }
+    let moved = new Decimal(0);
+    let volume = new Decimal(0);
+    let fills = 0;
+    for (let k = this.#recent.length - 1; k >= 0 && fills < window; k--) {
+      const f = this.#recent[k] as Followed;
+      const later = f.markouts[i]?.mid;
+      if (later === undefined || !f.record.mid.gt(0)) continue;
+      const rise = later.minus(f.record.mid).div(f.record.mid);
+      // A buy loses when the mid falls after it, a sell when it rises.
+      const against = f.record.side === 'buy' ? rise.neg() : rise;
+      moved = moved.plus(against.times(f.record.volume));
+      volume = volume.plus(f.record.volume);
+      fills += 1;
+    }
+    return {
+      bps: volume.isZero() ? new Decimal(0) : moved.div(volume).times(BPS),
+      horizonMs,
+      fills,
     };
   }
 

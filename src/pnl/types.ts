@@ -1,4 +1,6 @@
-import type { Decimal, DecimalString, Side } from '../core/index.js';
+import type { AdverseSelection, Decimal, DecimalString, Side } from '../core/index.js';
+
+export type { AdverseSelection };
 
 /** Our best resting (or wanted) price on each side; a side left out has none. */
 export interface QuoteSides {

@@ -443,7 +443,7 @@ function depthSeenOf(snapshot: MarketSnapshot): SidesSeen {
   if (asOfMs === undefined) return {};
   const side = (levels: readonly PriceLevel[]): DepthSeen | undefined =>
     levels.length === 0 ? undefined : { asOfMs, prices: levels.map((l) => toWire(l.price)) };
-  return { bid: side(snapshot.book.bids), ask: side(snapshot.book.asks) };
+  return { bid: side(snapshot.venueBook.bids), ask: side(snapshot.venueBook.asks) };
 }
 
 /**

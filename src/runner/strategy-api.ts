@@ -7,6 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Decimal } from '../core/decimal.js';
 import type { MarketSnapshot, PairInfo } from '../core/market.js';
 import type { Side } from '../core/order-types.js';
+import type { QuoteFloor } from './strategy-kit.js';
 
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { Decimal, dec } from '../core/decimal.js';
@@ -26,6 +27,9 @@ export type {
   DataSource,
   SourceStatus,
   SlotRef,
+  FeeRates,
+  AdverseSelection,
+  QueuePosition,
 } from '../core/market.js';
 export type { Side } from '../core/order-types.js';
 
@@ -51,6 +55,12 @@ export interface DesiredQuote {
   readonly tolerance?: QuoteTolerance;
   /** Replace the live order once it is older than this, even when it has not drifted. */
   readonly maxAgeMs?: number;
+  /**
+   * Queue-aware refresh: what the front of the queue is worth (bps of the price) and one
+   * ratecount point (bps). A live order is then moved only when its drift from this quote
+   * exceeds the tolerance plus the queue place it would lose plus the points the move costs.
+   */
+  readonly queue?: { readonly valueBps: number; readonly ratecountPointBps: number };
 }
 
 export interface QuoteResult<S> {
@@ -58,6 +68,13 @@ export interface QuoteResult<S> {
   readonly quotes: readonly DesiredQuote[];
   /** The state passed to the next call; omit to keep the same state. */
   readonly state?: S;
+  /** The half-spread floor the quotes were held to, and its parts (shown in /status). */
+  readonly floor?: QuoteFloor;
+  /**
+   * The strategy's model figures worth watching (a fitted parameter, a sample size), by name:
+   * shown in /status and the console, and as the makerd_strategy_model gauge when numeric.
+   */
+  readonly model?: Readonly<Record<string, number | string>>;
 }
 
 /**
@@ -120,7 +137,12 @@ export {
   BPS,
   DecimalOption,
   QUOTE_HANDLING_OPTIONS,
+  EDGE_OPTIONS,
   quoteHandling,
+  quoteFloor,
+  applyFloor,
   clampPostOnly,
   type QuoteHandlingValues,
+  type EdgeValues,
+  type QuoteFloor,
 } from './strategy-kit.js';

@@ -90,15 +90,15 @@ describe('budget planner', () => {
     const plan = planFromConfig(defaults(), 'starter', PAIRS_1);
     assert.equal(plan.private.fits, false);
     // 0.33 * 0.8 - 0.05 = 0.214 available; OpenOrders 2/5 (with its QueryOrders) + BalanceEx
-    // 1/10 + Level3 1/5 wished.
+    // 1/10 + Level3 1/5 + TradeVolume 1/300 wished.
     assert.ok(Math.abs(plan.private.availablePerSec - 0.214) < 1e-9);
     const warning = plan.warnings.find((w) => w.startsWith('private'));
     assert.equal(
       warning,
-      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.27: to fit, raise interval_ms of the private polls under market.polls (open_orders, balance, level3), turn level3 off, or use a key of a higher tier',
+      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.29: to fit, raise interval_ms of the private polls under market.polls (open_orders, balance, level3), turn level3 off, or use a key of a higher tier',
     );
     const oo = plan.polls.find((p) => p.id === 'openOrders');
-    assert.equal(oo?.intervalMs, Math.ceil(5000 * ((2 / 5 + 1 / 10 + 1 / 5) / 0.214)));
+    assert.equal(oo?.intervalMs, Math.ceil(5000 * ((2 / 5 + 1 / 10 + 1 / 5 + 1 / 300) / 0.214)));
   });
 
   it('pro with one pair fits its private polls unchanged', () => {

@@ -1,10 +1,15 @@
 /** Raw exchange answers for the pure tests of src/market, shaped as the client returns them. */
-import type { DataSource } from '../../src/core/index.js';
+import { dec, type DataSource } from '../../src/core/index.js';
 import { XBTUSD } from '../support/pairs.js';
 
 export { ETHUSD, XBTUSD } from '../support/pairs.js';
 import type { DepthBook, Order } from '../../src/exchange/index.js';
-import type { SnapshotInput, SourceInput } from '../../src/market/index.js';
+import {
+  ladderFees,
+  NO_ADVERSE_SELECTION,
+  type SnapshotInput,
+  type SourceInput,
+} from '../../src/market/index.js';
 
 export function depth(
   bids: readonly [string, string][],
@@ -97,6 +102,8 @@ export function input(overrides: Partial<SnapshotInput> = {}): SnapshotInput {
     mode: 'online',
     modeReason: undefined,
     sources: allFresh(NOW),
+    fees: ladderFees(XBTUSD, dec(0), dec('0.4')),
+    adverseSelection: NO_ADVERSE_SELECTION,
     ...overrides,
   };
 }

@@ -48,6 +48,7 @@ describe('MarketFeed against the simulator: book, own orders, orders views', () 
     const client = h.client(key, 'pro');
     other = h.sim.client({ key: h.sim.addAccount() });
     await limit(other, 'sell', '50000.0', '0.5');
+    await limit(other, 'buy', '47000.0', '0.3');
     ourTxid = await limit(client, 'buy', '49000.0', '0.2', { userref, oflags: 'post' });
     // Someone else's order of the same key, from another bot instance.
     await limit(client, 'buy', '48000.0', '0.1', {
@@ -59,17 +60,31 @@ describe('MarketFeed against the simulator: book, own orders, orders views', () 
   });
   after(() => h.close());
 
-  it('builds the book, our orders, Level3 ownership and balances', async () => {
+  it('builds the book without our orders, our orders, Level3 ownership and balances', async () => {
     assert.equal(feed.snapshot(PAIR).mode, 'maintenance');
     feed.start();
     await h.run(12_000);
     const s: MarketSnapshot = feed.snapshot(PAIR);
-    assert.equal(s.bestBid?.toFixed(), '49000');
+    // The key's bids (ours at 49000, another instance's at 48000) are on the exchange's book
+    // but not in the market's the strategies price from.
+    assert.deepEqual(
+      s.venueBook.bids.map((l) => l.price.toFixed()),
+      ['49000', '48000', '47000'],
+    );
+    assert.deepEqual(
+      s.book.bids.map((l) => l.price.toFixed()),
+      ['47000'],
+    );
+    assert.equal(s.bestBid?.toFixed(), '47000');
     assert.equal(s.bestAsk?.toFixed(), '50000');
-    assert.equal(s.mid?.toFixed(), '49500');
-    assert.equal(s.spread?.toFixed(), '1000');
-    // 0.5 resting on the ask against 0.2 on the bid: the price leans towards the bid.
-    assert.equal(s.microprice?.toFixed(), '49285.71428571428571428571428571428571429');
+    assert.equal(s.mid?.toFixed(), '48500');
+    assert.equal(s.spread?.toFixed(), '3000');
+    // 0.5 resting on the ask against 0.3 on the bid: the price leans towards the bid.
+    assert.equal(s.microprice?.toFixed(), '48125');
+    // Before TradeVolume answers: the ladder's dearest rung; after it, the key's own fees.
+    assert.equal(s.fees.source, 'trade-volume');
+    assert.equal(s.fees.makerBps.toFixed(), '25');
+    assert.equal(s.fees.takerBps.toFixed(), '40');
     const ours = s.openOrders.find((o) => o.txid === ourTxid);
     assert.ok(ours, 'our order is listed');
     assert.deepEqual(ours.slot, { side: 'buy', level: 0 });
@@ -280,8 +295,9 @@ describe('MarketFeed: faults, staleness, backoff and metrics', () => {
     const used = value('makerd_rest_budget_used_per_second', 'private') ?? 0;
     const planned = value('makerd_rest_budget_planned_per_second', 'private') ?? 0;
     // Pro, one pair: OpenOrders 2/5 (planned with its QueryOrders) + BalanceEx 1/10 + Level3 1/5
-    // points/s. OpenOrders spends 1/5 alone and 2/5 when orders of ours vanished since the last.
-    assert.ok(Math.abs(planned - (2 / 5 + 1 / 10 + 1 / 5)) < 1e-9, `planned ${planned}`);
+    // + TradeVolume 1/300 points/s. OpenOrders spends 1/5 alone and 2/5 when orders of ours
+    // vanished since the last.
+    assert.ok(Math.abs(planned - (2 / 5 + 1 / 10 + 1 / 5 + 1 / 300)) < 1e-9, `planned ${planned}`);
     const pollsAlone = 1 / 5 + 1 / 10 + 1 / 5;
     assert.ok(used > 0.8 * pollsAlone && used <= planned * 1.1, `used ${used} planned ${planned}`);
     assert.equal(value('makerd_rest_budget_available_per_second', 'private'), 0.75);

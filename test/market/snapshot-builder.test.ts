@@ -282,7 +282,9 @@ describe('snapshot builder: staleness and immutability', () => {
     const attempts: [string, () => void][] = [
       ['top level', () => Object.assign(snap, { mode: 'halted' })],
       ['book array', () => (snap.book.bids as unknown[]).push({})],
-      ['level', () => Object.assign(snap.book.bids[0] ?? {}, { price: 1 })],
+      ['level', () => Object.assign(snap.venueBook.bids[0] ?? {}, { price: 1 })],
+      ['market level', () => Object.assign(snap.book.asks[0] ?? {}, { price: 1 })],
+      ['fees', () => Object.assign(snap.fees, { makerBps: 0 })],
       ['own order', () => Object.assign(snap.openOrders[0] ?? {}, { txid: 'X' })],
       ['slot list', () => (snap.staleSources as unknown[]).push('depth')],
       ['source status', () => Object.assign(snap.sources.depth, { stale: true })],

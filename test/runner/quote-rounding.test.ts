@@ -19,6 +19,7 @@ const pairWith = (
   lotDecimals: 8,
   orderMin: dec(orderMin),
   costMin: costMin === null ? undefined : dec(costMin),
+  feeLadder: { maker: [], taker: [] },
 });
 
 const q = (side: Side, level: number, price: string, volume: string): DesiredQuote => ({

@@ -8,6 +8,9 @@ import { dec, type Decimal, type DesiredQuote } from '../../src/runner/strategy-
 import { contextFor, rows, runSequence } from './harness.js';
 import { snapshot, type SnapshotFields } from './snapshot-fixture.js';
 
+/** These tests check the formulas: the fee floor has its own tests (fee-floor.test.ts). */
+const FORMULA = { fee_floor: false } as const;
+
 /** The paper's formulas, written out independently of the plugin. */
 interface Model {
   readonly s: string;
@@ -111,7 +114,7 @@ const table: readonly Row[] = [
 void describe('avellaneda-stoikov strategy: quotes against the formulas', () => {
   for (const row of table) {
     void it(row.name, () => {
-      const ctx = contextFor(avellanedaStoikov, row.options);
+      const ctx = contextFor(avellanedaStoikov, { ...FORMULA, ...row.options });
       const { quotes } = avellanedaStoikov.quote(
         snapshot(row.snap),
         avellanedaStoikov.init(ctx),
@@ -129,7 +132,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
     // σ = 0.1, γσ²τ = 0.1 * 0.01 * 60 = 0.06; r = 100 - 5 * 0.06 = 99.7
     // δ = 0.06 + (2 / 0.1) ln(1 + 0.1 / 1.5) = 0.06 + 20 * 0.0645385211 = 1.3507704228
     // bid = 99.7 - 0.6753852114 = 99.0246147886, ask = 99.7 + 0.6753852114 = 100.3753852114
-    const ctx = contextFor(avellanedaStoikov, { initial_volatility: 0.001 });
+    const ctx = contextFor(avellanedaStoikov, { ...FORMULA, initial_volatility: 0.001 });
     const { quotes } = avellanedaStoikov.quote(
       snapshot({ base: '0.05' }),
       avellanedaStoikov.init(ctx),
@@ -140,7 +143,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   });
 
   void it('zero inventory: the quotes are centred on the mid', () => {
-    const ctx = contextFor(avellanedaStoikov);
+    const ctx = contextFor(avellanedaStoikov, FORMULA);
     const { quotes } = avellanedaStoikov.quote(snapshot(), avellanedaStoikov.init(ctx), ctx);
     const bid = find(quotes, 'buy')?.price;
     const ask = find(quotes, 'sell')?.price;
@@ -149,7 +152,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   });
 
   void it('long inventory moves the reservation price down by q·γ·σ²·τ, spread unchanged', () => {
-    const ctx = contextFor(avellanedaStoikov);
+    const ctx = contextFor(avellanedaStoikov, FORMULA);
     const flat = avellanedaStoikov.quote(snapshot(), avellanedaStoikov.init(ctx), ctx).quotes;
     const long = avellanedaStoikov.quote(
       snapshot({ base: '0.07' }),
@@ -165,6 +168,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   void it('min_spread_bps floors δ (exact numbers)', () => {
     // σ = 0, k = 1000: δ = 20 ln(1.0001) ≈ 0.002 < 100 * 5 bps = 0.05, so δ = 0.05
     const ctx = contextFor(avellanedaStoikov, {
+      ...FORMULA,
       initial_volatility: 0,
       order_book_liquidity: 1000,
     });
@@ -177,6 +181,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
 
   void it('levels are spaced by level_spacing_bps of the mid', () => {
     const ctx = contextFor(avellanedaStoikov, {
+      ...FORMULA,
       initial_volatility: 0,
       order_book_liquidity: 1000,
       levels: 3,
@@ -198,7 +203,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   });
 
   void it('max_inventory stops the side that would grow the deviation', () => {
-    const long = contextFor(avellanedaStoikov, { max_inventory: '0.1' });
+    const long = contextFor(avellanedaStoikov, { ...FORMULA, max_inventory: '0.1' });
     const atMax = avellanedaStoikov.quote(
       snapshot({ base: '0.1' }),
       avellanedaStoikov.init(long),
@@ -215,7 +220,11 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
     );
     assert.equal(justUnder.quotes.length, 2);
 
-    const short = contextFor(avellanedaStoikov, { max_inventory: '0.1', target_base: '0.3' });
+    const short = contextFor(avellanedaStoikov, {
+      ...FORMULA,
+      max_inventory: '0.1',
+      target_base: '0.3',
+    });
     const below = avellanedaStoikov.quote(
       snapshot({ base: '0.15' }),
       avellanedaStoikov.init(short),
@@ -229,7 +238,11 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
 
   void it('post-only clamp: a large inventory cannot push the ask through the best bid', () => {
     // q = 9 with σ_rel = 0.01: σ = 1, γσ²τ = 6, r = 100 - 54 = 46: the ask would be far below 99.9
-    const ctx = contextFor(avellanedaStoikov, { initial_volatility: 0.01, max_inventory: '1' });
+    const ctx = contextFor(avellanedaStoikov, {
+      ...FORMULA,
+      initial_volatility: 0.01,
+      max_inventory: '1',
+    });
     const { quotes } = avellanedaStoikov.quote(
       snapshot({ base: '0.09' }),
       avellanedaStoikov.init(ctx),
@@ -244,13 +257,13 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
     // post-only caps them at 100.1 - 0.1 = 100 and floors them at 100.0 + 0.1 = 100.1
     const options = { initial_volatility: 0, order_book_liquidity: 1000 };
     const tight: SnapshotFields = { bids: [['100.0']], asks: [['100.1']] };
-    const on = contextFor(avellanedaStoikov, options);
+    const on = contextFor(avellanedaStoikov, { ...FORMULA, ...options });
     const clamped = avellanedaStoikov.quote(snapshot(tight), avellanedaStoikov.init(on), on);
     assert.deepEqual(
       rows(clamped.quotes).map((q) => q.price),
       ['100', '100.1'],
     );
-    const off = contextFor(avellanedaStoikov, { ...options, post_only: false });
+    const off = contextFor(avellanedaStoikov, { ...FORMULA, ...options, post_only: false });
     const free = avellanedaStoikov.quote(snapshot(tight), avellanedaStoikov.init(off), off);
     assert.deepEqual(
       rows(free.quotes).map((q) => q.price),
@@ -260,7 +273,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   });
 
   void it('no mid: no quotes', () => {
-    const ctx = contextFor(avellanedaStoikov);
+    const ctx = contextFor(avellanedaStoikov, FORMULA);
     const { quotes } = avellanedaStoikov.quote(
       snapshot({ bids: [] }),
       avellanedaStoikov.init(ctx),
@@ -271,6 +284,7 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
 
   void it('carries tolerance, maxAge and postOnly', () => {
     const ctx = contextFor(avellanedaStoikov, {
+      ...FORMULA,
       refresh_tolerance_bps: 3,
       volume_tolerance: 0.5,
       max_order_age_s: 12.5,
@@ -296,19 +310,19 @@ void describe('avellaneda-stoikov strategy: volatility estimate carried in state
   const calm = Array.from({ length: 12 }, (_, i) => snapshot(at(i)));
 
   void it('uses initial_volatility until min_samples returns are seen', () => {
-    const { quotes, states } = runSequence(avellanedaStoikov, {}, calm.slice(0, 10));
+    const { quotes, states } = runSequence(avellanedaStoikov, FORMULA, calm.slice(0, 10));
     assert.equal(states.at(-1)?.samples, 9);
     const expected = model({ s: '100', base: '0', sigmaRel: '0.0005' });
     assertClose(find(quotes, 'buy')?.price, expected.bid, 'bid');
   });
 
   void it('a flat mid estimates zero volatility; a jump raises it (exact EWMA)', () => {
-    const flat = runSequence(avellanedaStoikov, {}, calm);
+    const flat = runSequence(avellanedaStoikov, FORMULA, calm);
     assert.equal(flat.states.at(-1)?.samples, 11);
     const flatSpread = spreadOf(flat.quotes);
     assertClose(flatSpread, model({ s: '100', base: '0', sigmaRel: '0' }).spread, 'flat δ');
 
-    const jumped = runSequence(avellanedaStoikov, {}, [...calm, snapshot(at(12, '101'))]);
+    const jumped = runSequence(avellanedaStoikov, FORMULA, [...calm, snapshot(at(12, '101'))]);
     const state = jumped.states.at(-1) as AvellanedaStoikovState;
     assert.equal(state.samples, 12);
     assert.equal(state.lastMid, '101');
@@ -335,7 +349,7 @@ void describe('avellaneda-stoikov strategy: volatility estimate carried in state
       snapshot({ ...at(3, '101'), staleSources: ['depth'] }), // stale depth
       snapshot(at(4)),
     ];
-    const { states } = runSequence(avellanedaStoikov, {}, sequence);
+    const { states } = runSequence(avellanedaStoikov, FORMULA, sequence);
     assert.deepEqual(
       states.map((s) => s.samples),
       [0, 1, 1, 1, 1, 2],
@@ -345,7 +359,7 @@ void describe('avellaneda-stoikov strategy: volatility estimate carried in state
   });
 
   void it('the state survives a JSON round trip unchanged', () => {
-    const { states } = runSequence(avellanedaStoikov, {}, [...calm, snapshot(at(12, '101'))]);
+    const { states } = runSequence(avellanedaStoikov, FORMULA, [...calm, snapshot(at(12, '101'))]);
     const last = states.at(-1);
     assert.deepEqual(JSON.parse(JSON.stringify(last)), last);
   });

@@ -30,6 +30,16 @@ export interface SnapshotFields {
   readonly tickSize?: string;
   readonly mode?: TradingMode;
   readonly staleSources?: readonly DataSource[];
+  /** The book as the exchange shows it, our orders included; default the same as bids/asks. */
+  readonly venueBids?: readonly (readonly [string, string?])[];
+  readonly venueAsks?: readonly (readonly [string, string?])[];
+  /** The key's maker fee in bps (default 25, the simulator's starter rung); taker 40. */
+  readonly makerFeeBps?: string;
+  /** Measured adverse selection in bps (default 0, no fill yet) and its fill count. */
+  readonly adverseBps?: string;
+  readonly adverseFills?: number;
+  readonly trades?: MarketSnapshot['trades'];
+  readonly queue?: MarketSnapshot['queue'];
 }
 
 export const PAIR: PairInfo = XBTUSD;
@@ -84,11 +94,19 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
   ) as Record<DataSource, SourceStatus>;
 
   const book = Object.freeze({ bids, asks });
+  const venueBook =
+    fields.venueBids === undefined && fields.venueAsks === undefined
+      ? book
+      : Object.freeze({
+          bids: fields.venueBids === undefined ? bids : levels(fields.venueBids),
+          asks: fields.venueAsks === undefined ? asks : levels(fields.venueAsks),
+        });
   return Object.freeze({
     pair,
     seq: fields.seq ?? 1,
     takenAtMs,
     book,
+    venueBook,
     grouped: undefined,
     level3: undefined,
     bestBid,
@@ -96,7 +114,7 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
     mid,
     microprice,
     spread: bestBid !== undefined && bestAsk !== undefined ? bestAsk.minus(bestBid) : undefined,
-    trades: Object.freeze([]),
+    trades: fields.trades ?? Object.freeze([]),
     openOrders: Object.freeze([]),
     ordersAsOfMs: undefined,
     vanishedOrders: Object.freeze([]),
@@ -107,6 +125,18 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
       valueInQuote,
       baseShare,
     }),
+    fees: Object.freeze({
+      makerBps: dec(fields.makerFeeBps ?? '25'),
+      takerBps: dec('40'),
+      source: 'ladder' as const,
+      volumeUsd: dec(0),
+    }),
+    adverseSelection: Object.freeze({
+      bps: dec(fields.adverseBps ?? '0'),
+      horizonMs: 10_000,
+      fills: fields.adverseFills ?? (fields.adverseBps === undefined ? 0 : 20),
+    }),
+    queue: fields.queue ?? Object.freeze([]),
     mode: fields.mode ?? 'online',
     modeReason: undefined,
     sources: Object.freeze(sources),

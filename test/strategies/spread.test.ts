@@ -5,6 +5,9 @@ import spread from '../../strategies/spread.js';
 import { contextFor, rows, type QuoteRow } from './harness.js';
 import { snapshot, type SnapshotFields } from './snapshot-fixture.js';
 
+/** These tests check the formulas: the fee floor has its own tests (fee-floor.test.ts). */
+const FORMULA = { fee_floor: false } as const;
+
 interface Row {
   readonly name: string;
   readonly options?: Record<string, unknown>;
@@ -177,7 +180,7 @@ const table: readonly Row[] = [
 void describe('spread strategy: quotes', () => {
   for (const row of table) {
     void it(row.name, () => {
-      const ctx = contextFor(spread, row.options);
+      const ctx = contextFor(spread, { ...FORMULA, ...row.options });
       const result = spread.quote(snapshot(row.snap), spread.init(ctx), ctx);
       assert.deepEqual(rows(result.quotes), row.expected);
     });
@@ -185,6 +188,7 @@ void describe('spread strategy: quotes', () => {
 
   void it('carries tolerance, maxAge and postOnly on every quote', () => {
     const ctx = contextFor(spread, {
+      ...FORMULA,
       levels: 2,
       refresh_tolerance_bps: 7,
       volume_tolerance: 0.25,
@@ -201,7 +205,7 @@ void describe('spread strategy: quotes', () => {
   });
 
   void it('defaults: postOnly true, tolerance 5 bps / 10 %, no maxAgeMs', () => {
-    const ctx = contextFor(spread);
+    const ctx = contextFor(spread, FORMULA);
     const { quotes } = spread.quote(snapshot(), spread.init(ctx), ctx);
     assert.equal(quotes.length, 2);
     for (const q of quotes) {
@@ -212,7 +216,7 @@ void describe('spread strategy: quotes', () => {
   });
 
   void it('one quote per (side, level) and the same answer for the same input', () => {
-    const ctx = contextFor(spread, { levels: 5, inventory_skew_bps: 20 });
+    const ctx = contextFor(spread, { ...FORMULA, levels: 5, inventory_skew_bps: 20 });
     const snap = snapshot({ base: '1', quote: '50' });
     const first = spread.quote(snap, spread.init(ctx), ctx);
     const again = spread.quote(snap, first.state ?? spread.init(ctx), ctx);

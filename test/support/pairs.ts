@@ -3,6 +3,21 @@
  * AssetPairs entry (the fields the order rules read, plus status).
  */
 import { dec, type PairInfo } from '../../src/core/index.js';
+import { feeLadderOf } from '../../src/market/fees.js';
+
+/** The simulator's default ladders (src/sim/defaults.ts): 0.25 % maker, 0.40 % taker at 0 volume. */
+const FEE_LADDER = Object.freeze({
+  maker: feeLadderOf([
+    [0, 0.25],
+    [10000, 0.2],
+    [50000, 0.14],
+  ]),
+  taker: feeLadderOf([
+    [0, 0.4],
+    [10000, 0.35],
+    [50000, 0.24],
+  ]),
+});
 
 export const XBTUSD: PairInfo = Object.freeze({
   id: 'XXBTZUSD',
@@ -14,6 +29,7 @@ export const XBTUSD: PairInfo = Object.freeze({
   lotDecimals: 8,
   orderMin: dec('0.0001'),
   costMin: dec('0.5'),
+  feeLadder: FEE_LADDER,
 });
 
 export const ETHUSD: PairInfo = Object.freeze({
@@ -26,6 +42,7 @@ export const ETHUSD: PairInfo = Object.freeze({
   lotDecimals: 8,
   orderMin: dec('0.001'),
   costMin: undefined,
+  feeLadder: FEE_LADDER,
 });
 
 export const XBTUSD_ENTRY = Object.freeze({

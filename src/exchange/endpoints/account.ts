@@ -181,18 +181,17 @@ export const queryOrders = privateForm<QueryOrdersRequest>()('QueryOrders', MapO
 export interface TradeVolumeRequest {
   readonly pair?: CommaList;
 }
-export const tradeVolume = privateForm<TradeVolumeRequest>()(
-  'TradeVolume',
-  Type.Object(
-    {
-      currency: Str,
-      volume: Dec,
-      fees: Opt(MapOf(OpenObject)),
-      fees_maker: Opt(MapOf(OpenObject)),
-    },
-    { additionalProperties: true },
-  ),
+export const TradeVolumeResult = Type.Object(
+  {
+    currency: Str,
+    volume: Dec,
+    fees: Opt(MapOf(OpenObject)),
+    fees_maker: Opt(MapOf(OpenObject)),
+  },
+  { additionalProperties: true },
 );
+export type TradeVolumeResult = Static<typeof TradeVolumeResult>;
+export const tradeVolume = privateForm<TradeVolumeRequest>()('TradeVolume', TradeVolumeResult);
 
 // ---- Trade and ledger history: shapes not shown; ledger and trade-history calls cost 2 ---------
 
