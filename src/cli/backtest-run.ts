@@ -29,7 +29,7 @@ import {
   type RecordedMarketStats,
   type ReplayAccount,
 } from '../lab/replay/index.js';
-import { loadPairs } from '../market/index.js';
+import { loadPairs, parseQueueRule } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
 import type { FillRecord } from '../pnl/index.js';
 import { DEFAULT_PAIRS } from '../sim/defaults.js';
@@ -134,6 +134,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     account,
     clock,
     latencyMs,
+    queueRule: parseQueueRule(o.settings.market.queue.rule, 'market.queue.rule'),
   });
   const prefix = `${o.settings.redis.prefix}:backtest:${randomUUID().slice(0, 8)}`;
   const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };

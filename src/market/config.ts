@@ -70,6 +70,18 @@ export const MarketConfig = Section({
      */
     trade_volume: Section({ enabled: Enabled, interval_ms: IntervalMs(300_000) }),
   }),
+  queue: Section({
+    /**
+     * Where our orders stand in their queues, when Level3 is not polled: the rule that splits a
+     * level's decrease not explained by trades between the volume ahead of our order and behind
+     * it (src/market/queue-rule.ts). The replay's Depth-only fill model uses the same rule.
+     */
+    rule: Type.String({
+      pattern: '^(linear|log|power(:\\d+(\\.\\d+)?)?)$',
+      default: 'linear',
+      description: 'linear, log, power (n = 2) or power:N',
+    }),
+  }),
   fees: Section({
     /**
      * The 30-day volume (USD) whose rung of each pair's published fee ladder (AssetPairs) is the

@@ -1,4 +1,5 @@
 import { Decimal } from '../../core/index.js';
+import { fromAhead, type QueueRule } from '../../market/index.js';
 import type { SimContext } from '../../sim/context.js';
 import type { BookEntry, OrderSpec, Side, SimOrder } from '../../sim/engine/types.js';
 import { limitSpec } from '../../sim/engine/limit-spec.js';
@@ -69,9 +70,9 @@ export interface RecordedMarketStats {
  * Books: at each recorded Depth answer the recorded participants' volume per level is set to the
  * recorded volume minus the live session's own orders (recorded OpenOrders). Volume added joins
  * the back of its level. Volume removed where none of our replay orders rests is simply taken
- * off; where one rests, it is taken from the orders ahead of ours and from those behind in
- * proportion to the volume on each side (hftbacktest's probabilistic queue model, linear shape),
- * so cancels move us forward by the share of the level that was ahead of us. Where Level3 is
+ * off; where one rests, it is split between the orders ahead of ours and those behind by the
+ * configured queue rule (market.queue.rule: hftbacktest's probabilistic queue models, the same
+ * rule the live queue estimator uses), so cancels move us forward by the rule's share. Where Level3 is
  * recorded, the recorded orders are mirrored by id instead (applyLevel3): the queue is exact.
  *
  * Trades: each recorded trade is sent as a taker order of the recorded taker at its price and
@@ -81,6 +82,7 @@ export interface RecordedMarketStats {
  */
 export class RecordedMarket {
   readonly #ctx: SimContext;
+  readonly #rule: QueueRule;
   readonly #bids: Account;
   readonly #asks: Account;
   readonly #taker: Account;
@@ -103,8 +105,9 @@ export class RecordedMarket {
     refused: 0,
   };
 
-  constructor(ctx: SimContext) {
+  constructor(ctx: SimContext, rule: QueueRule) {
     this.#ctx = ctx;
+    this.#rule = rule;
     const assets = [...new Set(ctx.markets.pairs.flatMap((p) => [p.base, p.quote]))];
     const balances = Object.fromEntries(assets.map((a) => [a, HUGE]));
     const account = (key: string): Account =>
@@ -338,15 +341,15 @@ export class RecordedMarket {
     const behind = entries.slice(oursAt + 1).filter((e) => e.accountKey === maker.key);
     const a = ahead.reduce((sum, e) => sum.plus(e.qty), new Decimal(0));
     const b = behind.reduce((sum, e) => sum.plus(e.qty), new Decimal(0));
-    let fromAhead = volume
-      .times(a)
-      .div(a.plus(b))
-      .toDecimalPlaces(pair.lot_decimals, Decimal.ROUND_HALF_EVEN);
-    if (volume.minus(fromAhead).gt(b)) fromAhead = volume.minus(b);
-    if (fromAhead.gt(a)) fromAhead = a;
+    let front = fromAhead(this.#rule, a, b, volume).toDecimalPlaces(
+      pair.lot_decimals,
+      Decimal.ROUND_HALF_EVEN,
+    );
+    if (volume.minus(front).gt(b)) front = volume.minus(b);
+    if (front.gt(a)) front = a;
     // Nearest to ours first on each side: which recorded order shrinks does not move us.
-    this.#shrink(maker, [...ahead].reverse(), fromAhead);
-    this.#shrink(maker, [...behind].reverse(), volume.minus(fromAhead));
+    this.#shrink(maker, [...ahead].reverse(), front);
+    this.#shrink(maker, [...behind].reverse(), volume.minus(front));
   }
 
   #shrink(maker: Account, entries: readonly BookEntry[], volume: Decimal): void {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../core/index.js';
+import type { QueueRule } from '../../market/index.js';
 import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../sim/defaults.js';
 import type { PairConfig } from '../../sim/config.js';
 import type { SimContext } from '../../sim/context.js';
@@ -47,6 +48,8 @@ export function createReplayVenue(options: {
   readonly account: ReplayAccount;
   readonly clock: ReplayClock;
   readonly latencyMs: number;
+  /** How the Depth-only fill model splits a level's unexplained decreases around our orders. */
+  readonly queueRule: QueueRule;
 }): ReplayVenue {
   const { scan, account, clock } = options;
   const { ctx, runTicks } = createSimContext({
@@ -74,7 +77,7 @@ export function createReplayVenue(options: {
   router.add(routesFor(ctx));
   const server = new SimServer(ctx, router, runTicks);
   const transport = new SimTransport(server, clock, options.latencyMs);
-  return { ctx, server, transport, market: new RecordedMarket(ctx), runTicks };
+  return { ctx, server, transport, market: new RecordedMarket(ctx, options.queueRule), runTicks };
 }
 
 /** A pair's rules from the recorded AssetPairs answer, else the simulator's default of that name. */

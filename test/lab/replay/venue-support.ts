@@ -1,3 +1,4 @@
+import { DEFAULT_QUEUE_RULE, type QueueRule } from '../../../src/market/index.js';
 import { Decimal } from '../../../src/core/index.js';
 import { InProcessNonceSource, SpotClient } from '../../../src/exchange/index.js';
 import {
@@ -31,7 +32,9 @@ export interface TestVenue {
 }
 
 /** A replay venue for XBTUSD with an empty book, the recorded market and our account. */
-export function testVenue(options: { latencyMs?: number; tier?: string } = {}): TestVenue {
+export function testVenue(
+  options: { latencyMs?: number; tier?: string; queueRule?: QueueRule } = {},
+): TestVenue {
   const clock = new ReplayClock(START_MS);
   const venue = createReplayVenue({
     scan: {
@@ -53,6 +56,7 @@ export function testVenue(options: { latencyMs?: number; tier?: string } = {}): 
     },
     clock,
     latencyMs: options.latencyMs ?? 0,
+    queueRule: options.queueRule ?? DEFAULT_QUEUE_RULE,
   });
   const pair = venue.ctx.markets.requirePair('XBTUSD');
   const ours = venue.ctx.accounts.get(KEY) as Account;
