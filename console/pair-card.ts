@@ -1,4 +1,4 @@
-import type { ConsoleOrder, ConsolePair } from '../src/cli/console/state.js';
+import type { ConsoleOrder, ConsolePair, ConsoleQuoting } from '../src/cli/console/state.js';
 import { PriceChart } from './chart.js';
 import { el, replaceIfChanged, setAttr, setText, type Child } from './dom.js';
 import {
@@ -38,6 +38,7 @@ export class PairCard {
   readonly #quoteHeld = el('p', { class: 'note', 'data-field': 'inventory-quote' });
   readonly #pnl = el('dl', { class: 'pnl' });
   readonly #pnlUnit = el('span', { class: 'unit' });
+  readonly #quoting = el('dl', { class: 'pnl', 'data-field': 'quoting' });
   readonly #ratecount = new Meter('Ratecount', 'ratecount');
   readonly #ages = el('div', { class: 'ages', 'data-field': 'data-ages' });
   #pulled = false;
@@ -84,13 +85,22 @@ export class PairCard {
                 ),
                 el('th', { class: 'num' }, 'Price'),
                 el('th', { class: 'num' }, 'Volume'),
-                el('th', { class: 'num', title: 'Volume resting ahead of ours (Level3)' }, 'Ahead'),
+                el(
+                  'th',
+                  {
+                    class: 'num',
+                    title:
+                      'Volume resting ahead of ours at its price: exact from Level3, else estimated from Depth and Trades (~)',
+                  },
+                  'Ahead',
+                ),
               ),
             ),
             this.#orders,
           ),
         ),
         section(['PnL ', this.#pnlUnit], this.#pnl),
+        section(['Quoting'], this.#quoting),
         section(['Inventory'], this.#inventory.element, this.#quoteHeld),
         section(['Order entry and data'], this.#ratecount.element, this.#ages),
       ),
@@ -123,6 +133,9 @@ export class PairCard {
     replaceIfChanged(this.#orders, JSON.stringify(p.orders), () => orderRows(p.orders));
     this.#updateInventory(p);
     this.#updatePnl(p);
+    replaceIfChanged(this.#quoting, JSON.stringify(p.quoting ?? null), () =>
+      quotingRows(p.quoting),
+    );
 
     const used = share(p.ratecount.level, p.ratecount.max);
     this.#ratecount.set(used, formatLevel(p.ratecount.level, p.ratecount.max), shareTone(used));
@@ -226,8 +239,61 @@ function orderRows(orders: readonly ConsoleOrder[]): Child[] {
       el('td', { class: 'num' }, o.price),
       el('td', { class: 'num' }, o.volume),
       o.queueAhead === undefined
-        ? el('td', { class: 'num unknown', title: 'not known yet (needs Level3)' }, '—')
-        : el('td', { class: 'num' }, o.queueAhead),
+        ? el('td', { class: 'num unknown', title: 'not known yet' }, '—')
+        : o.queueSource === 'depth'
+          ? el(
+              'td',
+              {
+                class: 'num',
+                'data-queue': 'estimated',
+                title: `estimated from Depth and Trades (${o.queueRule ?? '?'} rule)`,
+              },
+              `~${o.queueAhead}`,
+            )
+          : el('td', { class: 'num', 'data-queue': 'exact', title: 'Level3, exact' }, o.queueAhead),
     ),
   );
+}
+
+/** The fees, the half-spread floor with its parts, and the strategy's model figures. */
+function quotingRows(q: ConsoleQuoting | undefined): Child[] {
+  if (q === undefined) return [el('p', { class: 'note' }, 'not reported yet')];
+  const row = (field: string, label: string, value: string, title?: string): Child[] => [
+    el('dt', title === undefined ? {} : { title }, label),
+    el('dd', { 'data-field': field }, value),
+  ];
+  // Costs, not gains: no sign.
+  const bps = (v: string): string => `${Number(v).toFixed(1)} bps`;
+  const fees = `${bps(q.makerFeeBps)} / ${bps(q.takerFeeBps)}`;
+  const rows: Child[] = [
+    ...row(
+      'fees',
+      'Fees maker / taker',
+      fees,
+      q.feeSource === 'trade-volume' ? "the key's TradeVolume" : "the pair's fee ladder",
+    ),
+  ];
+  const f = q.floor;
+  if (f !== undefined) {
+    rows.push(
+      ...row(
+        'floor',
+        'Half-spread floor',
+        f.enabled ? bps(f.halfSpreadBps) : 'off',
+        'No quote is nearer the mid than this: maker fee + adverse selection + edge',
+      ),
+      ...row(
+        'floor-adverse',
+        'Adverse selection',
+        `${bps(f.adverseBps)} (${q.adverseFills} fills)`,
+        'How far the mid moved against our newest fills within 10 s',
+      ),
+      ...row('floor-edge', 'Edge kept', bps(f.minEdgeBps)),
+    );
+  }
+  for (const [name, value] of Object.entries(q.model ?? {})) {
+    const text = typeof value === 'number' ? Number(value.toPrecision(4)).toString() : value;
+    rows.push(...row(`model-${name}`, name, text, "the strategy's model"));
+  }
+  return rows;
 }

@@ -20,6 +20,7 @@ import {
 import type { TickReport } from '../runner/runner.js';
 import type { FillEvent } from '../runner/strategy-api.js';
 import type { PnlMetrics } from './pnl-metrics.js';
+import { quotingJson, type QuotingJson } from './quoting.js';
 
 /** What the runner reports under `status:pnl` in Redis, for /status and `makerd status`. */
 export interface PnlReport {
@@ -27,6 +28,8 @@ export interface PnlReport {
   readonly sinceMs: number;
   /** Per pair altname. */
   readonly pairs: Readonly<Record<string, PnlSummaryJson>>;
+  /** Per pair altname: fees, the half-spread floor, the strategy's model, our queue places. */
+  readonly quoting?: Readonly<Record<string, QuotingJson>>;
 }
 
 /** The markout horizon and the number of newest fills adverse selection is measured over. */
@@ -66,6 +69,9 @@ interface Book {
   readonly pnl: PairPnl;
   resting: QuoteSides;
   target: QuoteSides;
+  /** What the last tick's quotes were held to. */
+  quoting: QuotingJson | undefined;
+  strategy: string | undefined;
 }
 
 /**
@@ -97,7 +103,14 @@ export class LivePnl {
               onFillSettled: (record) => replay.onFillSettled(pair.id, record),
             }),
       });
-      this.#books.set(pair.id, { pair, pnl, resting: {}, target: {} });
+      this.#books.set(pair.id, {
+        pair,
+        pnl,
+        resting: {},
+        target: {},
+        quoting: undefined,
+        strategy: undefined,
+      });
     }
   }
 
@@ -122,6 +135,10 @@ export class LivePnl {
       if (snapshot.mid !== undefined) book.pnl.mid(snapshot.takenAtMs, snapshot.mid);
       book.target = best(report.targets);
       book.pnl.quotes(this.#parts.clock.now(), book.resting, book.target);
+      if (report.outcome === 'quoted' || book.quoting === undefined) {
+        book.quoting = quotingJson(report);
+      }
+      book.strategy = report.strategy;
     });
   }
 
@@ -182,14 +199,20 @@ export class LivePnl {
     for (const [pair, summary] of Object.entries(report.pairs)) {
       this.#parts.metrics.observe(pair, summary);
     }
+    for (const book of this.#books.values()) {
+      if (book.quoting === undefined) continue;
+      this.#parts.metrics.observeQuoting(book.pair.altname, book.strategy ?? '', book.quoting);
+    }
     await this.#parts.flags.report(PNL_REPORT, report, this.#parts.reportTtlMs);
   }
 
   report(): PnlReport {
+    const books = [...this.#books.values()];
     return {
       sinceMs: this.sinceMs,
-      pairs: Object.fromEntries(
-        [...this.#books.values()].map((b) => [b.pair.altname, summaryJson(b.pnl.summary())]),
+      pairs: Object.fromEntries(books.map((b) => [b.pair.altname, summaryJson(b.pnl.summary())])),
+      quoting: Object.fromEntries(
+        books.flatMap((b) => (b.quoting === undefined ? [] : [[b.pair.altname, b.quoting]])),
       ),
     };
   }

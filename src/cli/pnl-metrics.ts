@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { PnlSummaryJson } from '../pnl/index.js';
+import type { QuotingJson } from './quoting.js';
 
 /**
  * The PnL split, markouts, time at quote, distance from target and ratecount use as gauges, set
@@ -11,6 +12,9 @@ export class PnlMetrics {
   readonly #atQuote: Gauge<'pair' | 'side'>;
   readonly #distance: Gauge<'pair' | 'side'>;
   readonly #ratecount: Gauge<'pair' | 'stat'>;
+  readonly #fees: Gauge<'pair' | 'liquidity'>;
+  readonly #floor: Gauge<'pair' | 'part'>;
+  readonly #model: Gauge<'pair' | 'strategy' | 'name'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -44,6 +48,38 @@ export class PnlMetrics {
       labelNames: ['pair', 'stat'],
       registers,
     });
+    this.#fees = new Gauge({
+      name: 'makerd_fee_bps',
+      help: "The key's fee in the pair, in bps of notional (TradeVolume, or the ladder before it answers)",
+      labelNames: ['pair', 'liquidity'],
+      registers,
+    });
+    this.#floor = new Gauge({
+      name: 'makerd_quote_floor_bps',
+      help: 'The least half-spread quotes are held to, in bps of the mid, and its parts: maker_fee + adverse + min_edge = total (0 when the floor is off)',
+      labelNames: ['pair', 'part'],
+      registers,
+    });
+    this.#model = new Gauge({
+      name: 'makerd_strategy_model',
+      help: "The strategy's model figures by name (a fitted parameter, a sample size), as it reported them with its last quotes",
+      labelNames: ['pair', 'strategy', 'name'],
+      registers,
+    });
+  }
+
+  observeQuoting(pair: string, strategy: string, q: QuotingJson): void {
+    this.#fees.set({ pair, liquidity: 'maker' }, Number(q.fees.makerBps));
+    this.#fees.set({ pair, liquidity: 'taker' }, Number(q.fees.takerBps));
+    if (q.floor !== undefined) {
+      this.#floor.set({ pair, part: 'maker_fee' }, Number(q.floor.makerFeeBps));
+      this.#floor.set({ pair, part: 'adverse' }, Number(q.floor.adverseBps));
+      this.#floor.set({ pair, part: 'min_edge' }, Number(q.floor.minEdgeBps));
+      this.#floor.set({ pair, part: 'total' }, Number(q.floor.halfSpreadBps));
+    }
+    for (const [name, value] of Object.entries(q.model ?? {})) {
+      if (typeof value === 'number') this.#model.set({ pair, strategy, name }, value);
+    }
   }
 
   observe(pair: string, s: PnlSummaryJson): void {

@@ -9,7 +9,7 @@ import {
 import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
 import type { OwnOrder } from '../core/market.js';
 import { OrderTracker } from '../executor/tracker/index.js';
-import { MATCHING_ENGINE, type SpotClient, type Tier } from '../exchange/index.js';
+import { MATCHING_ENGINE, penalty, type SpotClient, type Tier } from '../exchange/index.js';
 import {
   RatecountStore,
   TERMINAL_STATES,
@@ -219,6 +219,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
               pairLimits(risk, { pair: pair.id, altname: pair.altname }),
               risk.quote_band_bps,
             )?.reason,
+      editPoints: (ageMs) => penalty('EditOrder', ageMs),
       pulled: (pair) =>
         pulled.has(pair.altname) ? ownOrders(executorOrders.get(pair.id)) : undefined,
       onRefused: (pair, reason) => {

@@ -7,6 +7,7 @@ import { OrderTracker } from '../executor/tracker/index.js';
 import type { OrderState } from '../executor/index.js';
 import type { PnlSummaryJson } from '../pnl/index.js';
 import { PNL_REPORT, type PnlReport } from './pnl-live.js';
+import type { QuotingJson } from './quoting.js';
 import type { RoleBase } from './role-base.js';
 
 /** What `makerd status` and the admin endpoint's /status show, read from Redis. */
@@ -44,6 +45,8 @@ export interface PairStatus {
   readonly ratecount: { readonly level: number; readonly max: number };
   /** PnL attribution and markouts from the runner (docs/operations.md); absent without one. */
   readonly pnl?: PnlSummaryJson | undefined;
+  /** Fees, the half-spread floor and its parts, the model, queue places (the runner's). */
+  readonly quoting?: QuotingJson | undefined;
   /** Set when an operator pulled the pair (the console): no quotes until restored. */
   readonly pulled?: PullState | undefined;
 }
@@ -97,6 +100,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         fills: position.fills,
         ratecount: { level: Math.round(level * 100) / 100, max: ratecount.limits.max },
         pnl: pnl?.pairs[p.altname],
+        quoting: pnl?.quoting?.[p.altname],
         pulled: pulled.get(p.altname),
       };
     }),
@@ -183,6 +187,7 @@ export function formatStatus(r: StatusReport): string {
       );
     }
     if (p.pnl !== undefined) lines.push(...pnlLines(p.pnl));
+    if (p.quoting !== undefined) lines.push(...quotingLines(p.quoting));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -216,4 +221,38 @@ function pnlLines(p: PnlSummaryJson): string[] {
       `${bps(p.quoteDistanceBps.mean)}; fill rate ${p.fillRatePerHour ?? '?'}/h; ratecount use ` +
       `mean ${pct(p.ratecountUse.mean)}, max ${pct(p.ratecountUse.max)}`,
   ];
+}
+
+/** Fees, the floor and its parts, the model's figures and our queue places, indented. */
+function quotingLines(q: QuotingJson): string[] {
+  const fees =
+    `  fees maker ${q.fees.makerBps} bps, taker ${q.fees.takerBps} bps ` +
+    `(${q.fees.source === 'trade-volume' ? 'TradeVolume' : 'fee ladder'}, 30-day volume ${q.fees.volumeUsd} USD)`;
+  const f = q.floor;
+  const floor =
+    f === undefined
+      ? '  half-spread floor: none (the strategy reports none)'
+      : f.enabled
+        ? `  half-spread floor ${f.halfSpreadBps} bps = maker fee ${f.makerFeeBps} + adverse selection ` +
+          `${f.adverseBps} (${q.adverseSelection.fills} fills, ${q.adverseSelection.horizonMs / 1000} s) ` +
+          `+ edge ${f.minEdgeBps}`
+        : `  half-spread floor OFF (maker fee ${f.makerFeeBps} bps, adverse selection ${f.adverseBps} bps)`;
+  const lines = [fees, floor];
+  const model = Object.entries(q.model ?? {});
+  if (model.length > 0) {
+    lines.push(
+      `  model ${model.map(([k, v]) => `${k} ${typeof v === 'number' ? round(v) : v}`).join(', ')}`,
+    );
+  }
+  for (const o of q.queue) {
+    lines.push(
+      `  queue ${o.side} ${o.price}: ${o.ahead} ahead, ${o.behind} behind ` +
+        `(${o.source === 'level3' ? 'Level3, exact' : `estimated, ${o.rule}`})`,
+    );
+  }
+  return lines;
+}
+
+function round(v: number): string {
+  return Number.isInteger(v) ? String(v) : v.toPrecision(6);
 }

@@ -6,6 +6,7 @@
 import { Decimal, toWire } from '../core/decimal.js';
 import { slotKey, type DesiredOrder, type IntentTarget, type OrderIntent } from '../core/intent.js';
 import type { OwnOrder } from '../core/market.js';
+import { queueCostBps, type QueueContext } from './queue-refresh.js';
 import type { RoundedQuote } from './quote-rounding.js';
 
 /** An intent before the bus and the runner fill in identity, timing and snapshot fields. */
@@ -38,6 +39,8 @@ export interface DiffInput {
   readonly defaults: DiffDefaults;
   /** Reason on cancels of slots the strategy no longer wants; default `pulled:strategy`. */
   readonly reasonForMissing?: string;
+  /** For quotes that value their queue place (queue-refresh.ts); without it, queue-blind. */
+  readonly queue?: QueueContext;
 }
 
 type SlottedOrder = OwnOrder & { readonly slot: NonNullable<OwnOrder['slot']> };
@@ -71,7 +74,7 @@ export function diffQuotes(input: DiffInput): IntentDraft[] {
     } else if (keep === undefined) {
       drafts.push(place(slot, want, mismatched.length > 0 ? 'side-mismatch' : 'new'));
     } else {
-      const why = amendReason(keep, want, input.nowMs, input.defaults);
+      const why = amendReason(keep, want, input.nowMs, input.defaults, input.queue);
       if (why !== undefined) drafts.push(amend(slot, keep, want, why));
     }
   }
@@ -106,8 +109,11 @@ function amendReason(
   want: RoundedQuote,
   nowMs: number,
   defaults: DiffDefaults,
+  queue: QueueContext | undefined,
 ): string | undefined {
-  const priceBps = new Decimal(want.tolerance?.priceBps ?? defaults.priceBps);
+  const priceBps = new Decimal(want.tolerance?.priceBps ?? defaults.priceBps).plus(
+    queueCostBps(live, want, nowMs, queue),
+  );
   const volumeFraction = new Decimal(want.tolerance?.volumeFraction ?? defaults.volumeFraction);
   const maxAgeMs = want.maxAgeMs ?? defaults.maxAgeMs;
   // Cross-multiplied so the comparison is exact and "exactly at the tolerance" stays put.

@@ -15,7 +15,7 @@ import {
 } from './ports.js';
 import { diffQuotes, type IntentDraft } from './quote-diff.js';
 import { roundQuotes, type RoundedQuote } from './quote-rounding.js';
-import type { FillEvent, StrategyContext, StrategyPlugin } from './strategy-api.js';
+import type { FillEvent, QuoteResult, StrategyContext, StrategyPlugin } from './strategy-api.js';
 
 /** One pair's strategy, loaded and initialised (see strategy-loader.ts). */
 export interface PairStrategy {
@@ -39,6 +39,8 @@ export type QuoteGate = (
 
 export interface TickReport {
   readonly pair: string;
+  /** The pair's strategy plugin (its name). */
+  readonly strategy: string;
   readonly outcome: TickOutcome;
   readonly snapshotSeq: number;
   readonly intents: readonly OrderIntent[];
@@ -51,6 +53,9 @@ export interface TickReport {
   readonly snapshot: MarketSnapshot;
   /** The strategy's quotes after rounding; empty when it was not asked or none passed. */
   readonly targets: readonly RoundedQuote[];
+  /** The half-spread floor and model figures the strategy returned with its quotes, if any. */
+  readonly floor?: QuoteResult<unknown>['floor'];
+  readonly model?: QuoteResult<unknown>['model'];
 }
 
 export interface RunnerOptions {
@@ -74,6 +79,11 @@ export interface RunnerOptions {
    * quotes, and every order of ours in it is cancelled.
    */
   readonly pulled?: (pair: PairInfo) => readonly OwnOrder[] | undefined;
+  /**
+   * Ratecount points an EditOrder of an order this old costs (the exchange's penalty table): with
+   * it, quotes that value their queue place are refreshed queue-aware (queue-refresh.ts).
+   */
+  readonly editPoints?: (ageMs: number) => number;
 }
 
 /** Totals since start for one pair, for the status line and `makerd status`. */
@@ -227,7 +237,12 @@ export class Runner {
     snapshot: MarketSnapshot,
     readyAtMs: number,
   ): Promise<TickReport> {
-    const base = { pair: snapshot.pair.id, snapshotSeq: snapshot.seq, snapshot };
+    const base = {
+      pair: snapshot.pair.id,
+      strategy: loop.strategy.plugin.name,
+      snapshotSeq: snapshot.seq,
+      snapshot,
+    };
     if (
       snapshot.mode === 'halted' ||
       snapshot.mode === 'maintenance' ||
@@ -245,15 +260,21 @@ export class Runner {
     }
     const live = snapshot.openOrders.filter((o) => o.slot !== undefined);
     const pulled = this.#opts.pulled?.(snapshot.pair);
-    const { outcome, drafts, targets } =
+    const { outcome, drafts, targets, told } =
       pulled !== undefined
         ? {
             outcome: 'pulled' as const,
             drafts: pullAll(union(live, pulled), 'pulled:operator'),
             targets: [],
+            told: {},
           }
         : snapshot.stale
-          ? { outcome: 'stale' as const, drafts: pullAll(live, 'pulled:stale'), targets: [] }
+          ? {
+              outcome: 'stale' as const,
+              drafts: pullAll(live, 'pulled:stale'),
+              targets: [],
+              told: {},
+            }
           : this.#quote(loop, snapshot, live);
     const moded = applyMode(drafts, snapshot.mode);
     const fresh = this.#unsent(loop, moded.kept);
@@ -261,6 +282,7 @@ export class Runner {
       suppressedByMode: moded.suppressed,
       unchanged: moded.kept.length - fresh.length,
       targets,
+      ...told,
     };
     if (fresh.length === 0) return { ...base, ...counts, outcome, intents: [], coalesced: 0 };
     const seen = depthSeenOf(snapshot);
@@ -281,7 +303,12 @@ export class Runner {
     loop: PairLoop,
     snapshot: MarketSnapshot,
     live: readonly OwnOrder[],
-  ): { outcome: TickOutcome; drafts: IntentDraft[]; targets: readonly RoundedQuote[] } {
+  ): {
+    outcome: TickOutcome;
+    drafts: IntentDraft[];
+    targets: readonly RoundedQuote[];
+    told: Pick<TickReport, 'floor' | 'model'>;
+  } {
     const { strategy } = loop;
     const { metrics } = this.#opts;
     const labels = { strategy: strategy.plugin.name, pair: strategy.pair.altname };
@@ -293,10 +320,19 @@ export class Runner {
       metrics?.computeSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       metrics?.strategyErrors.inc(labels);
       loop.log.error({ err }, 'strategy quote() threw; pulling its quotes');
-      return { outcome: 'error', drafts: pullAll(live, 'pulled:strategy-error'), targets: [] };
+      return {
+        outcome: 'error',
+        drafts: pullAll(live, 'pulled:strategy-error'),
+        targets: [],
+        told: {},
+      };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (result.state !== undefined) strategy.state = result.state;
+    const told = {
+      ...(result.floor === undefined ? {} : { floor: result.floor }),
+      ...(result.model === undefined ? {} : { model: result.model }),
+    };
     const rounded = roundQuotes(result.quotes, strategy.pair);
     metrics?.computeSeconds.observe(labels, seconds);
     metrics?.observeQuotes(strategy.pair.altname, snapshot.mid, rounded.accepted);
@@ -311,12 +347,13 @@ export class Runner {
       );
       loop.log.error({ reason: refused }, 'quotes refused by the risk limits: none is sent');
       this.#opts.onRefused?.(strategy.pair, refused);
-      return { outcome: 'refused', drafts: [], targets: [] };
+      return { outcome: 'refused', drafts: [], targets: [], told };
     }
     return {
       outcome: 'quoted',
       drafts: this.#diff(rounded.accepted, live, snapshot),
       targets: rounded.accepted,
+      told,
     };
   }
 
@@ -326,6 +363,7 @@ export class Runner {
     snapshot: MarketSnapshot,
   ): IntentDraft[] {
     const { config } = this.#opts;
+    const editPoints = this.#opts.editPoints;
     return diffQuotes({
       desired,
       live,
@@ -335,6 +373,9 @@ export class Runner {
         volumeFraction: config.volume_tolerance,
         maxAgeMs: config.max_order_age_ms,
       },
+      ...(editPoints === undefined
+        ? {}
+        : { queue: { queue: snapshot.queue, book: snapshot.book, editPoints } }),
     });
   }
 

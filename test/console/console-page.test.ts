@@ -137,7 +137,12 @@ async function checkPairs(page: Page): Promise<void> {
   assert.equal(
     await text(page, 'article[data-pair="XBTUSD"] tbody[data-field="orders"] tr:nth-child(2)'),
     'SELL\t0\t91251.5\t0.01\t0.254',
-    'asks farthest first down to the best, with the queue ahead',
+    'asks farthest first down to the best, with the queue ahead (Level3: exact)',
+  );
+  assert.equal(
+    await text(page, 'article[data-pair="ETHUSD"] tbody[data-field="orders"] tr:nth-child(1)'),
+    'SELL\t0\t3120.31\t0.2\t~3.1',
+    'an estimated queue place is marked as one',
   );
   assert.equal(
     await page.getAttribute('article[data-pair="ETHUSD"] [data-source="Trades"]', 'data-tone'),
@@ -160,6 +165,12 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     markout: '+1.8 bps',
     'inventory-base': '0.0625 XBT / 0.1',
     ratecount: '37.5 / 125',
+    fees: '25.0 bps / 40.0 bps',
+    floor: '27.3 bps',
+    'floor-adverse': '0.3 bps (12 fills)',
+    'floor-edge': '2.0 bps',
+    'model-A': '1.235',
+    'model-fit': 'ok',
   },
   ETHUSD: {
     bid: '3119.84',

@@ -2,6 +2,7 @@ import { assetName } from '../../core/index.js';
 import { OrderTracker } from '../../executor/tracker/index.js';
 import { pairLimits } from '../../safety/index.js';
 import type { BotSettings } from '../bot-config.js';
+import type { QuotingJson } from '../quoting.js';
 import type { RoleBase } from '../role-base.js';
 import { readBaseStatus, type PairStatus, type StatusReport } from '../status-report.js';
 import type { ConsoleEvents } from './console-events.js';
@@ -15,6 +16,7 @@ import {
 import type {
   ChartPoint,
   ConsoleFill,
+  ConsoleQuoting,
   ConsoleHistory,
   ConsolePair,
   ConsoleState,
@@ -136,12 +138,24 @@ function pairState(
             ...(markout === undefined ? {} : { markout10sBps: markout }),
           },
         }),
+    ...(p.quoting === undefined ? {} : { quoting: consoleQuoting(p.quoting) }),
     ratecount: p.ratecount,
     dataAges: (runner?.sources ?? []).map((x) => ({
       source: x.source,
       ageMs: Math.max(0, now - x.receivedAtMs),
     })),
     fills: fills.map(consoleFill),
+  };
+}
+
+function consoleQuoting(q: QuotingJson): ConsoleQuoting {
+  return {
+    makerFeeBps: q.fees.makerBps,
+    takerFeeBps: q.fees.takerBps,
+    feeSource: q.fees.source,
+    ...(q.floor === undefined ? {} : { floor: q.floor }),
+    adverseFills: q.adverseSelection.fills,
+    ...(q.model === undefined ? {} : { model: q.model }),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   type Log,
   type PairInfo,
 } from '../../core/index.js';
-import type { Level3Order, MarketSnapshot, PriceLevel } from '../../core/market.js';
+import type { Level3Order, MarketSnapshot, PriceLevel, QueuePosition } from '../../core/market.js';
 import { isOurResting, type TrackedOrder } from '../../executor/index.js';
 import type { TickReport } from '../../runner/runner.js';
 import type { ChartPoint, ConsoleOrder } from './state.js';
@@ -129,6 +129,7 @@ export function consoleOrders(snap: MarketSnapshot, live: readonly TrackedOrder[
         o,
         o.side === 'buy' ? snap.book.bids : snap.book.asks,
         o.side === 'buy' ? snap.level3?.bids : snap.level3?.asks,
+        snap.queue,
       ),
     )
     .sort((a, b) =>
@@ -170,27 +171,37 @@ function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): Runner
 
 /**
  * One order as the console lists it, with its level (price levels better than it on its side)
- * and, when the last Level3 answer holds it, the volume ahead of it in its price's queue.
+ * and its place in its price's queue: the snapshot's queue estimate (exact when Level3 is
+ * polled), else, from the last Level3 answer that holds it, the volume ahead of it.
  */
 function consoleOrder(
   o: TrackedOrder,
   side: readonly PriceLevel[],
   queue: readonly Level3Order[] | undefined,
+  places: readonly QueuePosition[],
 ): ConsoleOrder {
   const price = dec(o.price);
   const better = side.filter((l) =>
     o.side === 'buy' ? l.price.greaterThan(price) : l.price.lessThan(price),
   ).length;
+  const place = o.txid === null ? undefined : places.find((q) => q.txid === o.txid);
   const ahead = o.txid === null ? undefined : volumeAhead(queue ?? [], o.txid, price);
   return {
     side: o.side,
     price: o.price,
     volume: dec(o.volume).minus(o.volumeExecuted).toFixed(),
     level: better,
-    ...(ahead === undefined ? {} : { queueAhead: ahead.toFixed() }),
+    ...(place !== undefined
+      ? {
+          queueAhead: place.ahead.toFixed(),
+          queueSource: place.source,
+          ...(place.source === 'depth' ? { queueRule: place.rule } : {}),
+        }
+      : ahead === undefined
+        ? {}
+        : { queueAhead: ahead.toFixed(), queueSource: 'level3' as const }),
   };
 }
-
 /**
  * The volume of the orders at `price` that the exchange fills before ours (earlier time, or the
  * same time listed before it); undefined when the answer does not hold our order.

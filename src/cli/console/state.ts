@@ -85,6 +85,11 @@ export interface ConsolePair {
     /** Volume-weighted 10 s markout of our fills, bps (positive: the market moved our way). */
     readonly markout10sBps?: number;
   };
+  /**
+   * What the quotes are held to: the key's fees, the half-spread floor and its parts, and the
+   * strategy's model figures (a fit's parameters); absent while the runner has not reported.
+   */
+  readonly quoting?: ConsoleQuoting;
   /** The exchange's per-pair order-entry counter as makerd models it. */
   readonly ratecount: Level;
   /** Age of the newest answer per market-data source (Depth, GroupedBook, Level3, Trades...). */
@@ -95,6 +100,24 @@ export interface ConsolePair {
   readonly fills: readonly ConsoleFill[];
 }
 
+export interface ConsoleQuoting {
+  readonly makerFeeBps: string;
+  readonly takerFeeBps: string;
+  /** `trade-volume`: the key's own TradeVolume answer; `ladder`: the pair's published ladder. */
+  readonly feeSource: 'trade-volume' | 'ladder';
+  /** Absent when the strategy reports no floor. */
+  readonly floor?: {
+    readonly enabled: boolean;
+    readonly halfSpreadBps: string;
+    readonly makerFeeBps: string;
+    readonly adverseBps: string;
+    readonly minEdgeBps: string;
+  };
+  /** The fills the adverse selection is measured over (10 s markouts). */
+  readonly adverseFills: number;
+  readonly model?: Readonly<Record<string, number | string>>;
+}
+
 export interface ConsoleOrder {
   readonly side: 'buy' | 'sell';
   readonly price: string;
@@ -102,8 +125,11 @@ export interface ConsoleOrder {
   readonly volume: string;
   /** Distance from the best price on its side, in price levels (0: at the top). */
   readonly level?: number;
-  /** Volume resting ahead of ours at its price, once known (Level3); absent until then. */
+  /** Volume resting ahead of ours at its price, once known; absent until then. */
   readonly queueAhead?: string;
+  /** How it is known: `level3` (exact) or an estimate from Depth and Trades by the named rule. */
+  readonly queueSource?: 'level3' | 'depth';
+  readonly queueRule?: string;
 }
 
 export interface ChartPoint {
