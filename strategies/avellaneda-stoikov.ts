@@ -4,7 +4,9 @@
  * market makers: the time left to the horizon is a constant τ = horizon_s instead of T - t.
  *
  *   r = s - q * γ * σ² * τ                           reservation price          [quote]
+ *   r = s + clamp(r - s, ±s * max_skew_bps / 10 000) bounded skew
  *   δ = γ * σ² * τ + (2 / γ) * ln(1 + γ / k)         total optimal spread       [quote]
+ *   δ = min(δ, s * max_spread_bps / 10 000)          cap
  *   δ = max(δ, s * min_spread_bps / 10 000)          floor
  *   bid_n = r - δ/2 - s * n * level_spacing_bps / 10 000
  *   ask_n = r + δ/2 + s * n * level_spacing_bps / 10 000
@@ -103,6 +105,20 @@ const options = Type.Object(
       description:
         'Returns to observe before the estimated volatility replaces initial_volatility.',
     }),
+    max_skew_bps: Type.Number({
+      minimum: 0,
+      maximum: 10_000,
+      default: 100,
+      description:
+        'Cap on |r − s|, the reservation price away from the mid, in bps of the mid: a large inventory in a volatile spell moves the quotes at most this far (the risk limits halt on a quote beyond supervisor.risk.quote_band_bps).',
+    }),
+    max_spread_bps: Type.Number({
+      minimum: 0,
+      maximum: 10_000,
+      default: 400,
+      description:
+        'Cap on the total spread δ, in bps of the mid, whatever the volatility estimate says.',
+    }),
     min_spread_bps: Type.Number({
       minimum: 0,
       maximum: 10_000,
@@ -170,8 +186,10 @@ export default defineStrategy({
     const orderSize = dec(o.order_size);
     const deviation = snapshot.inventory.base.total.minus(dec(o.target_base));
     const q = deviation.div(orderSize);
-    const reservation = s.minus(q.times(inventoryRisk));
-    const optimal = inventoryRisk.plus(liquidityTerm(gamma, k));
+    const maxSkew = s.times(dec(o.max_skew_bps)).times(BPS);
+    const reservation = s.minus(clampAbs(q.times(inventoryRisk), maxSkew));
+    const spreadCap = s.times(dec(o.max_spread_bps)).times(BPS);
+    const optimal = minOf(inventoryRisk.plus(liquidityTerm(gamma, k)), spreadCap);
     const spreadFloor = s.times(dec(o.min_spread_bps)).times(BPS);
     const halfSpread = maxOf(optimal, spreadFloor).div(2);
 
@@ -267,4 +285,13 @@ function liquidityTerm(gamma: Decimal, k: Decimal): Decimal {
 
 function maxOf(a: Decimal, b: Decimal): Decimal {
   return a.gte(b) ? a : b;
+}
+
+function minOf(a: Decimal, b: Decimal): Decimal {
+  return a.lte(b) ? a : b;
+}
+
+/** `x` limited to [−limit, limit]. */
+function clampAbs(x: Decimal, limit: Decimal): Decimal {
+  return x.gt(limit) ? limit : x.lt(limit.neg()) ? limit.neg() : x;
 }

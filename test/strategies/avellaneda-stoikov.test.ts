@@ -237,11 +237,14 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
   });
 
   void it('post-only clamp: a large inventory cannot push the ask through the best bid', () => {
-    // q = 9 with σ_rel = 0.01: σ = 1, γσ²τ = 6, r = 100 - 54 = 46: the ask would be far below 99.9
+    // q = 9 with σ_rel = 0.01: σ = 1, γσ²τ = 6, r = 100 - 54 = 46: the ask would be far below
+    // 99.9 (the skew and spread caps lifted to reach it)
     const ctx = contextFor(avellanedaStoikov, {
       ...FORMULA,
       initial_volatility: 0.01,
       max_inventory: '1',
+      max_skew_bps: 10_000,
+      max_spread_bps: 10_000,
     });
     const { quotes } = avellanedaStoikov.quote(
       snapshot({ base: '0.09' }),
@@ -250,6 +253,24 @@ void describe('avellaneda-stoikov strategy: quotes against the formulas', () => 
     );
     assert.equal(find(quotes, 'sell')?.price.toFixed(), '100');
     assert.ok(find(quotes, 'buy')!.price.lt(dec('99.9')));
+  });
+
+  void it('caps the skew and the spread in bps of the mid (max_skew_bps, max_spread_bps)', () => {
+    // As above, r would be 46 and δ = 6 + (2/0.1)·ln(1 + 0.1/1.5) = 7.29: capped, r = 100 − 1
+    // (100 bps of 100) and δ = 4 (400 bps), so bid 97 and ask 101.
+    const ctx = contextFor(avellanedaStoikov, {
+      ...FORMULA,
+      initial_volatility: 0.01,
+      max_inventory: '1',
+      post_only: false,
+    });
+    const { quotes } = avellanedaStoikov.quote(
+      snapshot({ base: '0.09', bids: [['99.9']], asks: [['100.1']] }),
+      avellanedaStoikov.init(ctx),
+      ctx,
+    );
+    assert.equal(find(quotes, 'buy')?.price.toFixed(), '97');
+    assert.equal(find(quotes, 'sell')?.price.toFixed(), '101');
   });
 
   void it('post-only clamp on a tight book, and none when post_only is false', () => {
