@@ -43,7 +43,13 @@ import { startRunnerRole, type RunnerRole } from './runner-role.js';
 
 /** The report's chart resolution at first (PairPnl halves it as the run grows long). */
 const SERIES_EVERY_MS = 1_000;
-/** Trades a Trades answer can hold reach back one poll interval: read rows this far ahead. */
+/**
+ * Rows are read this far ahead of the clock: the trades of a Trades answer reach back as far as
+ * the recording feed lagged behind the tape, at most its lag limit (stale_after_intervals Trades
+ * intervals; further behind, it jumps to the newest trades). 60 s covers Trades intervals up to
+ * 20 s at the default 3; a trade from further back is applied late (when its answer is read),
+ * never lost.
+ */
 const LOOKAHEAD_MS = 60_000;
 
 export interface BacktestOptions {

@@ -93,6 +93,7 @@ export async function runRecord(opts: RecordOptions): Promise<void> {
       clock,
       log: log.child({ component: 'market' }),
     });
+    feed.onTradesGap(recorder.tradesGap.bind(recorder));
     feed.start();
     log.info(
       {

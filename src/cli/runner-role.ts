@@ -181,6 +181,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       adverseSelection: (pairId) => measured.pnl?.adverseSelection(pairId) ?? NO_ADVERSE_SELECTION,
       log: log.child({ component: 'market' }),
     });
+    if (base.recorder !== undefined) feed.onTradesGap(base.recorder.tradesGap.bind(base.recorder));
     // Each OpenOrders answer goes to the executor, whose tracker derives our fills from it; the
     // strategies get their fills back from the tracker.
     const pairIds = pairs.map((p) => p.id);

@@ -49,6 +49,10 @@ export const MarketConfig = Section({
       depth: literals(GROUPED_BOOK_DEPTHS, 10),
       grouping: literals(GROUPED_BOOK_GROUPINGS, 10),
     }),
+    /**
+     * Followed with the exchange's `since` cursor; an answer of `count` rows is asked again from
+     * where it ended within the public budget the plan leaves unused (docs/runner.md).
+     */
     trades: Section({
       enabled: Enabled,
       interval_ms: IntervalMs(5000),

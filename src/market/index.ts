@@ -64,6 +64,7 @@ export {
   mergeTrades,
   type MarketFeedOptions,
   type ModeListener,
+  type TradesGapListener,
   type UpdateListener,
   type OrdersView,
   type OrdersViewListener,
@@ -84,5 +85,7 @@ export {
   type PairLabeler,
 } from './metrics.js';
 export { BudgetUsage } from './budget-usage.js';
+export { TradesCursor, type TradesGap } from './trades-cursor.js';
+export { CatchUpBudget, catchUpPerSec } from './catch-up-budget.js';
 export { withDeadline, PollTimeoutError } from './deadline.js';
 export { deepFreeze } from './freeze.js';

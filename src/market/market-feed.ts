@@ -25,6 +25,7 @@ import type {
 } from '../exchange/index.js';
 import type { BudgetPlan, PlannedPoll, PollScope, PollSource } from './budget-planner.js';
 import { BudgetUsage } from './budget-usage.js';
+import { CatchUpBudget, catchUpPerSec } from './catch-up-budget.js';
 import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
 import { ladderFees, tradeVolumeFees } from './fees.js';
@@ -41,6 +42,7 @@ import {
   type SourceInput,
   type TradeRow,
 } from './snapshot-builder.js';
+import { TradesCursor, type TradesGap } from './trades-cursor.js';
 
 export interface MarketFeedOptions {
   readonly client: SpotClient;
@@ -89,6 +91,8 @@ export interface OrdersView {
 export type OrdersViewListener = (view: OrdersView) => void;
 /** The exchange's mode (SystemStatus, before the halt flag is applied) changed. */
 export type ModeListener = (change: ModeDecision) => void;
+/** Trades of a pair the budget could not fetch in time (the recorder writes them down). */
+export type TradesGapListener = (pair: PairInfo, gap: TradesGap) => void;
 
 interface Received<T> {
   readonly value: T;
@@ -120,6 +124,7 @@ export class MarketFeed {
   readonly #updateListeners = new Set<UpdateListener>();
   readonly #viewListeners = new Set<OrdersViewListener>();
   readonly #modeListeners = new Set<ModeListener>();
+  readonly #gapListeners = new Set<TradesGapListener>();
   readonly #seq = new Map<string, number>();
   #usage: BudgetUsage;
   #stop: AbortController | undefined;
@@ -129,6 +134,8 @@ export class MarketFeed {
   readonly #grouped = new Map<string, Received<GroupedBookResult>>();
   readonly #level3 = new Map<string, Received<Level3Result>>();
   readonly #trades = new Map<string, Received<readonly TradeRow[]>>();
+  /** Per pair id: where its Trades poll stands on the tape, and its catch-up calls. */
+  readonly #tradesFollow = new Map<string, { cursor: TradesCursor; budget: CatchUpBudget }>();
   #openOrders: Received<Readonly<Record<string, Order>>> | undefined;
   #balances: Received<Readonly<Record<string, BalanceExEntry>>> | undefined;
   #systemStatus: Received<SystemStatusResult> | undefined;
@@ -213,6 +220,12 @@ export class MarketFeed {
   onModeChange(listener: ModeListener): () => void {
     this.#modeListeners.add(listener);
     return () => this.#modeListeners.delete(listener);
+  }
+
+  /** Fires when a pair's Trades poll skips trades it could not fetch within the budget. */
+  onTradesGap(listener: TradesGapListener): () => void {
+    this.#gapListeners.add(listener);
+    return () => this.#gapListeners.delete(listener);
   }
 
   status(): PollStatus[] {
@@ -389,16 +402,7 @@ export class MarketFeed {
           return 1;
         };
       case 'trades':
-        return async (signal) => {
-          const { result } = await this.#call(poll, 'Trades', signal, (o) =>
-            c.trades({ pair: pairId, count: cfg.polls.trades.count }, o),
-          );
-          const rows = result.pairs[pairId] ?? Object.values(result.pairs)[0] ?? [];
-          const merged = mergeTrades(this.#trades.get(pairId)?.value ?? [], rows, cfg.trades_kept);
-          this.#trades.set(pairId, this.#stamp(merged));
-          this.#emit([pairId], 'trades');
-          return 1;
-        };
+        return (signal) => this.#pollTrades(poll, signal);
       case 'level3':
         return async (signal) => {
           const { result } = await this.#call(poll, 'Level3', signal, (o) =>
@@ -438,6 +442,98 @@ export class MarketFeed {
           this.#takeFees(result);
           return 1;
         };
+    }
+  }
+
+  /**
+   * Follows the pair's tape with the `since` cursor (TradesCursor): a capped answer is asked again
+   * from its `last` while the catch-up budget has a call, and what is left waits for the next
+   * poll. Catch-up calls are paid from the public budget the plan leaves unused (CatchUpBudget),
+   * not from this poll's share, so they do not push the next poll back: the run reports its one
+   * planned call.
+   */
+  async #pollTrades(poll: PlannedPoll, signal: AbortSignal): Promise<number> {
+    const pairId = poll.pair ?? '';
+    const { cursor, budget } = this.#followTrades(poll);
+    const count = this.#config.polls.trades.count;
+    const fresh: TradeRow[] = [];
+    const ask = async (since: string | undefined): Promise<boolean> => {
+      const { result } = await this.#call(poll, 'Trades', signal, (o) =>
+        this.#client.trades(
+          since === undefined ? { pair: pairId, count } : { pair: pairId, count, since },
+          o,
+        ),
+      );
+      const rows = result.pairs[pairId] ?? Object.values(result.pairs)[0] ?? [];
+      fresh.push(...rows);
+      const step = cursor.take(since, rows, result.last);
+      if (step.gap !== undefined) this.#tradesGap(pairId, step.gap);
+      return step.more;
+    };
+    let more = await ask(cursor.since(this.#clock.now()));
+    while (more && budget.take(this.#clock.now())) {
+      this.#metrics?.tradesCatchUp(this.#pairLabel(pairId));
+      try {
+        more = await ask(cursor.last);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        // The rows so far are good and the cursor kept: the next poll goes on from there.
+        this.#log.warn(
+          { poll: poll.id, err: errorMessage(err) },
+          `${poll.id} catch-up call failed: ${errorMessage(err)}`,
+        );
+        break;
+      }
+    }
+    const merged = mergeTrades(
+      this.#trades.get(pairId)?.value ?? [],
+      fresh,
+      this.#config.trades_kept,
+    );
+    this.#trades.set(pairId, this.#stamp(merged));
+    this.#emit([pairId], 'trades');
+    return 1;
+  }
+
+  /**
+   * The pair's cursor and catch-up budget, made at its first poll. Falling further behind than
+   * the staleness limit of the poll's data, the feed jumps to the newest trades.
+   */
+  #followTrades(poll: PlannedPoll): { cursor: TradesCursor; budget: CatchUpBudget } {
+    const pairId = poll.pair ?? '';
+    let follow = this.#tradesFollow.get(pairId);
+    if (follow === undefined) {
+      follow = {
+        cursor: new TradesCursor(
+          this.#config.polls.trades.count,
+          this.#config.stale_after_intervals * poll.intervalMs,
+        ),
+        budget: new CatchUpBudget(catchUpPerSec(this.plan), poll, this.#clock.now()),
+      };
+      this.#tradesFollow.set(pairId, follow);
+    }
+    return follow;
+  }
+
+  #tradesGap(pairId: string, gap: TradesGap): void {
+    const pair = this.#requirePair(pairId);
+    this.#metrics?.tradesMissed(pair.altname, gap.missed);
+    this.#log.warn(
+      {
+        pair: pair.altname,
+        missed: gap.missed,
+        after_id: gap.afterId,
+        resume_id: gap.resumeId,
+        calls_short: gap.callsShort,
+      },
+      `${pair.altname}: ${gap.missed} trades missed: the public budget could not keep up`,
+    );
+    for (const listener of [...this.#gapListeners]) {
+      try {
+        listener(pair, gap);
+      } catch (err) {
+        this.#listenerFailed('trades gap', err);
+      }
     }
   }
 

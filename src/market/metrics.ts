@@ -46,6 +46,8 @@ export class MarketMetrics {
   readonly budgetPlanned: Gauge<'scope'>;
   readonly budgetUsed: Gauge<'scope'>;
   readonly budgetAvailable: Gauge<'scope'>;
+  readonly tradesMissedTotal: Counter<'pair'>;
+  readonly tradesCatchUpTotal: Counter<'pair'>;
   #source: MarketMetricsSource | undefined;
 
   constructor(registry: Registry) {
@@ -116,6 +118,18 @@ export class MarketMetrics {
       labelNames: ['scope'],
       registers,
     });
+    this.tradesMissedTotal = new Counter({
+      name: 'makerd_trades_missed_total',
+      help: 'Public trades the Trades poll skipped because the public budget could not fetch them in time (counted from the trade ids on either side of the gap)',
+      labelNames: ['pair'],
+      registers,
+    });
+    this.tradesCatchUpTotal = new Counter({
+      name: 'makerd_trades_catchup_calls_total',
+      help: 'Extra Trades calls made after a capped answer, paid from the public budget the plan leaves unused',
+      labelNames: ['pair'],
+      registers,
+    });
   }
 
   /** Called by the feed it serves; the last one attached is the one reported. */
@@ -130,6 +144,11 @@ export class MarketMetrics {
         { endpoint: ENDPOINT_OF[p.source], pair: pairLabel(p.pair) },
         p.intervalMs / 1000,
       );
+      // A pair's series exists from the start, so a rate over it is 0 rather than absent.
+      if (p.source === 'trades') {
+        this.tradesMissedTotal.inc({ pair: pairLabel(p.pair) }, 0);
+        this.tradesCatchUpTotal.inc({ pair: pairLabel(p.pair) }, 0);
+      }
     }
     this.budgetPlanned.set({ scope: 'private' }, plan.private.plannedPerSec);
     this.budgetPlanned.set({ scope: 'public' }, plan.public.plannedPerSec);
@@ -141,5 +160,14 @@ export class MarketMetrics {
   observePoll(endpoint: string, pair: string, outcome: PollOutcome, seconds: number): void {
     this.polls.inc({ endpoint, pair, outcome });
     this.pollDuration.observe({ endpoint, pair }, seconds);
+  }
+
+  /** `pair` is the label (altname). */
+  tradesMissed(pair: string, trades: number): void {
+    this.tradesMissedTotal.inc({ pair }, trades);
+  }
+
+  tradesCatchUp(pair: string): void {
+    this.tradesCatchUpTotal.inc({ pair });
   }
 }

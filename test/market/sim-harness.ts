@@ -4,7 +4,12 @@
  * so simulated time never runs ahead of I/O.
  */
 import { ManualClock, parseWithSchema, type PairInfo } from '../../src/core/index.js';
-import { RestLimiter, type SpotClient, type Tier } from '../../src/exchange/index.js';
+import {
+  RestLimiter,
+  type SpotClient,
+  type SpotClientOptions,
+  type Tier,
+} from '../../src/exchange/index.js';
 import {
   loadPairs,
   MarketConfig,
@@ -20,7 +25,7 @@ export interface Harness {
   readonly sim: TestSim;
   readonly clock: ManualClock;
   /** A client with the REST limiter on, for `key`, counted by `settle()`. */
-  client(key: KeyPair, tier: Tier): SpotClient;
+  client(key: KeyPair, tier: Tier, options?: Partial<SpotClientOptions>): SpotClient;
   /** Advances `ms` in steps, settling I/O after each; `each` runs after every step. */
   run(ms: number, each?: () => void | Promise<void>, stepMs?: number): Promise<void>;
   settle(): Promise<void>;
@@ -54,8 +59,13 @@ export async function startHarness(simConfig: Record<string, unknown> = {}): Pro
   return {
     sim,
     clock,
-    client(key, tier) {
-      const client = sim.client({ key, tier, restLimiter: new RestLimiter({ tier, clock }) });
+    client(key, tier, options = {}) {
+      const client = sim.client({
+        key,
+        tier,
+        restLimiter: new RestLimiter({ tier, clock }),
+        ...options,
+      });
       const entry = { client, inflight: 0 };
       counted.push(entry);
       const call = client.call.bind(client);

@@ -13,10 +13,12 @@ export const RECORDING_VERSION = 1;
 export const KEY_FOLDER = '_key';
 
 /**
- * The endpoints a recording holds: what the runner polls, and the pair rules at start. One is not
- * an exchange answer: `OwnOrders`, the bot's own resting orders as its tracker knows them, written
- * once a second while a trading daemon records (in OpenOrders' shape). Replay takes them out of the
+ * The endpoints a recording holds: what the runner polls, and the pair rules at start. Two are not
+ * exchange answers. `OwnOrders`, the bot's own resting orders as its tracker knows them, written
+ * once a second while a trading daemon records (in OpenOrders' shape): replay takes them out of the
  * recorded book; the exchange's OpenOrders, polled every 30 s or so, is too stale for that.
+ * `TradesGap`, public trades the Trades poll skipped because the budget could not fetch them in
+ * time (trades-gap.ts): the reader reports each as a gap.
  */
 export const RECORDED_ENDPOINTS = [
   'Depth',
@@ -27,6 +29,7 @@ export const RECORDED_ENDPOINTS = [
   'OpenOrders',
   'AssetPairs',
   'OwnOrders',
+  'TradesGap',
 ] as const;
 export type RecordedEndpoint = (typeof RECORDED_ENDPOINTS)[number];
 

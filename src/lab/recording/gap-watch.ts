@@ -4,8 +4,9 @@ import type { RecordedEndpoint, RecordedRow } from './format.js';
 export const GAP_INTERVALS = 3;
 
 /**
- * Counts gaps as they happen: an error row, or a source (endpoint and pair) silent for more than
- * GAP_INTERVALS of its interval. A silence counts once, however long it lasts.
+ * Counts gaps as they happen: an error row, trades the Trades poll skipped (a TradesGap row), or
+ * a source (endpoint and pair) silent for more than GAP_INTERVALS of its interval. A silence
+ * counts once, however long it lasts.
  */
 export class GapWatch {
   readonly #intervalsMs: Readonly<Partial<Record<RecordedEndpoint, number>>>;
@@ -21,7 +22,7 @@ export class GapWatch {
   }
 
   see(row: RecordedRow): void {
-    if (row.error !== undefined) {
+    if (row.error !== undefined || row.endpoint === 'TradesGap') {
       this.#gaps++;
       return;
     }

@@ -18,3 +18,4 @@ export { RecordingReader, type ReadOptions, type ProblemListener } from './recor
 export type { RecordingProblem } from './problems.js';
 export { intervalsOf } from './intervals.js';
 export { Recorder, type RecorderOptions } from './recorder.js';
+export { tradesGapRow } from './trades-gap.js';

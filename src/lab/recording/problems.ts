@@ -3,7 +3,8 @@ export interface RecordingProblem {
   /**
    * truncated: the file ends without its gzip trailer (cut at `rows`); corrupt-line: one line
    * is not a row; corrupt-file: the gzip data is damaged; version: a header this makerd does not
-   * read (the file is skipped); gap: no Depth answer for a pair for too long.
+   * read (the file is skipped); gap: no Depth answer for a pair for too long, or trades its
+   * Trades poll could not fetch within the budget (a TradesGap row).
    */
   readonly kind: 'truncated' | 'corrupt-line' | 'corrupt-file' | 'version' | 'gap';
   /** DIR-relative path of the file. */

@@ -1,7 +1,7 @@
 import { errorMessage, silentLog, type Clock, type Log, type PairInfo } from '../../core/index.js';
 import { HttpTransport, type SpotClient, type Transport } from '../../exchange/index.js';
 import { RESTING_STATES, type TrackedOrder } from '../../executor/index.js';
-import type { BudgetPlan } from '../../market/index.js';
+import type { BudgetPlan, TradesGap } from '../../market/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
   prepareDir,
@@ -11,6 +11,7 @@ import {
 import { intervalsOf } from './intervals.js';
 import { RecordingTransport } from './recording-transport.js';
 import { RecordingWriter, type RecordingStats } from './recording-writer.js';
+import { tradesGapRow } from './trades-gap.js';
 
 export interface RecorderOptions {
   readonly dir: string;
@@ -109,6 +110,16 @@ export class Recorder {
       pair: pair.altname,
       body: JSON.stringify({ error: [], result: { open } }),
     });
+  }
+
+  /**
+   * Trades of one pair the feed's Trades poll skipped (MarketFeed.onTradesGap): written as a
+   * `TradesGap` row, which the reader reports as a gap. Nothing before start.
+   */
+  tradesGap(pair: PairInfo, gap: TradesGap): void {
+    const writer = this.#writer;
+    if (writer === undefined || writer.stopped !== undefined) return;
+    writer.write(tradesGapRow(pair.altname, this.#o.clock.now(), gap));
   }
 
   /** Told once if recording stops by itself; the caller decides whether that ends the process. */

@@ -4,6 +4,7 @@ import { fileRows } from './file-rows.js';
 import { KEY_FOLDER, type RecordedRow } from './format.js';
 import { GAP_INTERVALS } from './gap-watch.js';
 import type { RecordingProblem } from './problems.js';
+import { tradesGapProblem } from './trades-gap.js';
 
 export interface ReadOptions {
   /** Pair altnames (any case); default: every pair of the recording. */
@@ -112,7 +113,8 @@ export class RecordingReader {
 
   /**
    * One folder's rows within [fromMs, toMs): hour by hour, the sessions of an hour merged (two
-   * processes may have recorded at once), with the pair's Depth gaps reported on the way.
+   * processes may have recorded at once), with the pair's Depth gaps and the trades its Trades
+   * poll missed (TradesGap rows) reported on the way.
    */
   async *#folderRows(folder: string, options: ReadOptions): AsyncGenerator<RecordedRow> {
     const from = options.fromMs ?? -Infinity;
@@ -133,6 +135,7 @@ export class RecordingReader {
         if (row.receivedMs >= to) return;
         const gap = gaps?.see(row);
         if (gap !== undefined) this.#report(gap);
+        if (row.endpoint === 'TradesGap') this.#report(tradesGapProblem(folder, row));
         yield row;
       }
     }

@@ -30,8 +30,11 @@ export interface EventCounts {
 /**
  * Turns recorded rows into market events at the exchange time each describes: a book or status
  * answer at the middle of its request (the best guess of when the exchange took it), each trade at
- * its own time. Rows arrive in receive order, and a Trades answer holds prints from up to a poll
- * interval before it was received, so rows are read `lookaheadMs` ahead of the clock.
+ * its own time. Rows arrive in receive order, and a Trades answer holds prints from up to the
+ * feed's lag limit before it was received (a poll follows the tape's cursor and may catch up on a
+ * burst over a few polls), so rows are read `lookaheadMs` ahead of the clock. Answers follow one
+ * another on the tape, but a restarted recorder's first answer, or a second recording process,
+ * reaches back over trades already applied: a trade is applied once, by its id.
  */
 export class RecordedEvents {
   readonly #rows: AsyncIterator<RecordedRow>;
@@ -143,7 +146,8 @@ export class RecordedEvents {
           return;
         }
         default:
-          // GroupedBook is served from the engine's book; AssetPairs set the pairs up.
+          // GroupedBook is served from the engine's book; AssetPairs set the pairs up; a
+          // TradesGap is the reader's to report.
           return;
       }
     } catch {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import { tradesGapRow } from '../../../src/lab/recording/index.js';
 import { RecordedEvents, type RecordedMarket } from '../../../src/lab/replay/index.js';
 import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../../src/sim/defaults.js';
 import { Markets } from '../../../src/sim/markets.js';
@@ -113,6 +114,52 @@ describe('RecordedEvents', () => {
     ]);
     assert.equal(events.counts.duplicateTrades, 1);
     assert.equal(events.counts.tradesBeforeStart, 1);
+  });
+
+  it('applies each trade of cursor-following answers once: catch-ups, a restart, a gap', async () => {
+    // Trade `id` prints at 60000 + id, so the price names the trade.
+    const trades = (at: number, from: number, to: number) =>
+      row(
+        'Trades',
+        at,
+        {
+          XXBTZUSD: Array.from({ length: to - from + 1 }, (_, i) => [
+            `${60_000 + from + i}.0`,
+            '0.1',
+            s(at - 500),
+            'b',
+            'l',
+            '',
+            from + i,
+          ]),
+          last: `${from}000000000`,
+        },
+        'XBTUSD',
+      );
+    const { seen, events } = await replay([
+      trades(1_000, 1, 3), // the first poll: the newest trades
+      trades(5_000, 4, 13), // capped at count 10 ...
+      trades(5_100, 14, 20), // ... and caught up from its `last`
+      trades(8_000, 11, 20), // a restarted recorder's first poll reaches back over them
+      tradesGapRow('XBTUSD', T0 + 12_000, {
+        afterId: 20,
+        afterMs: T0 + 4_600,
+        resumeId: 51,
+        resumeMs: T0 + 11_500,
+        missed: 30,
+        callsShort: 3,
+      }),
+      trades(12_000, 51, 60), // the jump to the newest past the gap
+      trades(15_000, 61, 62),
+    ]);
+    const applied = seen.map((e) => Number(/^trade buy (\d+)@/.exec(e)?.[1]) - 60_000);
+    const expected = [
+      ...Array.from({ length: 20 }, (_, i) => 1 + i),
+      ...Array.from({ length: 12 }, (_, i) => 51 + i),
+    ];
+    assert.deepEqual(applied, expected);
+    assert.equal(events.counts.duplicateTrades, 10);
+    assert.equal(events.counts.unusable, 0, 'the gap row is no unusable answer');
   });
 
   it("takes the bot's own orders from OwnOrders rows once there are any, not from OpenOrders", async () => {
