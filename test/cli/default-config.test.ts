@@ -13,6 +13,7 @@ import { RunnerConfig } from '../../src/runner/config.js';
 import { SupervisorConfig } from '../../src/safety/config.js';
 import { RiskConfig } from '../../src/safety/risk-config.js';
 import avellanedaStoikov from '../../strategies/avellaneda-stoikov.js';
+import glft from '../../strategies/glft.js';
 import spread from '../../strategies/spread.js';
 
 /**
@@ -149,7 +150,7 @@ describe('config/default.yaml', () => {
     assert.equal(strategy.name, 'spread');
     const defaults = parseWithSchema(spread.options, {}, 'options');
     assert.deepEqual(strategy.options, defaults);
-    for (const plugin of [spread, avellanedaStoikov]) {
+    for (const plugin of [spread, avellanedaStoikov, glft]) {
       const props = (plugin.options as TSchema & { properties: Record<string, TSchema> })
         .properties;
       const missing = Object.keys(props).filter((name) => !mentionedKey(defaultText, name));

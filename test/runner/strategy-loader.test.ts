@@ -146,7 +146,7 @@ void describe('loadStrategy by bare name', () => {
 });
 
 void describe('built-in strategies', () => {
-  for (const name of ['spread', 'avellaneda-stoikov']) {
+  for (const name of ['spread', 'avellaneda-stoikov', 'glft']) {
     const present = ['.ts', '.js', '/index.ts', '/index.js'].some((p) =>
       existsSync(join(repoStrategies, `${name}${p}`)),
     );

@@ -4,9 +4,10 @@ import { Value } from '@sinclair/typebox/value';
 
 import spread from '../../strategies/spread.js';
 import avellanedaStoikov from '../../strategies/avellaneda-stoikov.js';
+import glft from '../../strategies/glft.js';
 import type { StrategyPlugin, TSchema } from '../../src/runner/strategy-api.js';
 
-const plugins: readonly StrategyPlugin<TSchema, unknown>[] = [spread, avellanedaStoikov];
+const plugins: readonly StrategyPlugin<TSchema, unknown>[] = [spread, avellanedaStoikov, glft];
 
 function properties(schema: TSchema): [string, TSchema][] {
   const props = (schema as { properties?: Record<string, TSchema> }).properties;
@@ -51,6 +52,25 @@ const specific: Record<string, readonly [Record<string, unknown>, string][]> = {
     [{ target_base: 'one' }, '/target_base'],
     [{ max_inventory: '0' }, '/max_inventory'],
     [{ min_samples: -1 }, '/min_samples'],
+  ],
+  glft: [
+    [{ gamma: -0.1 }, '/gamma'],
+    [{ gamma: 0 }, '/gamma'],
+    [{ xi: 'half' }, '/xi'],
+    [{ spread_adjustment: 0 }, '/spread_adjustment'],
+    [{ skew_adjustment: -1 }, '/skew_adjustment'],
+    [{ target_base: 'one' }, '/target_base'],
+    [{ max_position: '0' }, '/max_position'],
+    [{ window_s: 5 }, '/window_s'],
+    [{ depth_bin_bps: 0 }, '/depth_bin_bps'],
+    [{ depth_bins: 1 }, '/depth_bins'],
+    [{ min_trades: 0 }, '/min_trades'],
+    [{ min_bins: 1 }, '/min_bins'],
+    [{ min_r2: 1.5 }, '/min_r2'],
+    [{ volatility_half_life_s: 0 }, '/volatility_half_life_s'],
+    [{ fallback_half_spread_bps: -5 }, '/fallback_half_spread_bps'],
+    [{ max_half_spread_bps: 600 }, '/max_half_spread_bps'],
+    [{ max_skew_bps: 500 }, '/max_skew_bps'],
   ],
 };
 
