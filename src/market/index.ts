@@ -57,6 +57,12 @@ export {
   fromAhead,
   type QueueRule,
 } from './queue-rule.js';
+export {
+  QueueEstimator,
+  type QueueEstimatorOptions,
+  type QueueEstimatorStats,
+} from './queue-estimator.js';
+export { QueueBook, type Place, type QueueOrder } from './queue-book.js';
 export { feeLadderOf, ladderPercent, ladderFees, tradeVolumeFees } from './fees.js';
 export {
   MarketFeed,
@@ -82,6 +88,7 @@ export {
   ALL_PAIRS,
   type MarketMetricsSource,
   type PairLabeler,
+  type QueueFront,
 } from './metrics.js';
 export { BudgetUsage } from './budget-usage.js';
 export { withDeadline, PollTimeoutError } from './deadline.js';
