@@ -62,7 +62,8 @@ export {
   type QueueEstimatorOptions,
   type QueueEstimatorStats,
 } from './queue-estimator.js';
-export { QueueBook, type Place, type QueueOrder } from './queue-book.js';
+export type { QueueOrder } from './queue-book.js';
+export { QueueFeed, TRADES_MARGIN_MS } from './queue-feed.js';
 export { feeLadderOf, ladderPercent, ladderFees, tradeVolumeFees } from './fees.js';
 export {
   MarketFeed,

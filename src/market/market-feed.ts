@@ -164,11 +164,12 @@ export class MarketFeed {
       );
       this.#queues.set(pair.id, queue);
     }
-    // Each Trades answer, as it is merged into the trades kept.
+    // Each Trades answer, once merged into the trades kept (the estimator takes the new ones; an
+    // answer of more than trades_kept new trades would lose its oldest to it too).
     this.onUpdate((pairId, source) => {
       const trades = this.#trades.get(pairId);
       if (source !== 'trades' || trades === undefined) return;
-      const kept = publicTrades(trades.value, trades.value.length);
+      const kept = publicTrades(trades.value, this.#config.trades_kept);
       this.#queues.get(pairId)?.trades(kept, trades.atMs, this.#clock.now());
     });
     for (const poll of options.plan.polls) {

@@ -55,7 +55,6 @@ export interface QueueEstimatorStats {
  * answer has split its volume by the rule already.
  */
 export class QueueEstimator {
-  readonly rule: QueueRule;
   readonly #ruleName: string;
   readonly #waitMs: number;
   readonly #final: QueueBook;
@@ -70,7 +69,6 @@ export class QueueEstimator {
   readonly stats: QueueEstimatorStats = { lateTrades: 0 };
 
   constructor(options: QueueEstimatorOptions) {
-    this.rule = options.rule;
     this.#ruleName = queueRuleName(options.rule);
     this.#waitMs = options.tradesWaitMs;
     this.#final = new QueueBook(options.rule);
@@ -120,7 +118,10 @@ export class QueueEstimator {
     this.#settle(atMs - this.#waitMs);
   }
 
-  /** Public trades not given before, each at its exchange time; none is missing up to `completeThroughMs`. */
+  /**
+   * Public trades not given before, each at its exchange time; none is missing up to
+   * `completeThroughMs`.
+   */
   trades(trades: readonly PublicTrade[], completeThroughMs: number): void {
     for (const trade of trades) {
       if (trade.timeMs > this.#finalMs) this.#add(trade.timeMs, { kind: 'trade', trade });

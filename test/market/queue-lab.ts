@@ -41,6 +41,16 @@ export class SimQueueView {
     return { bids: aggregate(book.bids, levels), asks: aggregate(book.asks, levels) };
   }
 
+  /** The book without our orders (what a strategy prices from). */
+  market(levels = 25): BookView {
+    const book = this.ctx.engine.book(this.pair);
+    const others = (e: BookEntry) => e.accountKey !== this.ours.key;
+    return {
+      bids: aggregate(book.bids.filter(others), levels),
+      asks: aggregate(book.asks.filter(others), levels),
+    };
+  }
+
   /** The public trades printed since the last call, oldest first. */
   newTrades(): PublicTrade[] {
     const out: PublicTrade[] = [];

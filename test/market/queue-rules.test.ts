@@ -11,6 +11,7 @@ describe('queue rules', () => {
       ['power', 'power:2'],
       ['power:3', 'power:3'],
       ['power:0.5', 'power:0.5'],
+      ['risk-averse', 'risk-averse'],
     ]) {
       assert.equal(queueRuleName(parseQueueRule(text as string, 'market.queue.rule')), name);
     }
@@ -40,6 +41,12 @@ describe('queue rules', () => {
     // log: ln 4 / (ln 4 + ln 2) = 2/3.
     const log = fromAhead(parseQueueRule('log', 'r'), dec(3), dec(1), dec(3));
     assert.equal(log.toDecimalPlaces(20).toFixed(), '2');
+  });
+
+  it('risk-averse takes from ahead only what behind cannot hold', () => {
+    const averse = parseQueueRule('risk-averse', 'r');
+    assert.equal(fromAhead(averse, dec(3), dec(1), dec('0.5')).toFixed(), '0');
+    assert.equal(fromAhead(averse, dec(3), dec(1), dec(2)).toFixed(), '1');
   });
 
   it('never takes more than is ahead, nor leaves behind negative', () => {
