@@ -70,9 +70,12 @@ export interface QueuePosition {
   readonly price: Decimal;
   readonly ahead: Decimal;
   readonly behind: Decimal;
-  /** `level3`: exact, from the last Level3 answer; `depth`: estimated from Depth and Trades. */
+  /**
+   * `level3`: set exactly by the last Level3 answer that listed the order (and moved on by the
+   * trades and Depth answers since); `depth`: estimated from Depth and Trades alone.
+   */
   readonly source: 'level3' | 'depth';
-  /** The rule that split unexplained decreases between ahead and behind (`depth` only). */
+  /** The rule that splits a Depth decrease the trades do not explain between ahead and behind. */
   readonly rule: string;
   /** When the estimate last changed (local clock, ms). */
   readonly asOfMs: number;

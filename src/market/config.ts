@@ -78,12 +78,13 @@ export const MarketConfig = Section({
     /**
      * Where our orders stand in their queues, when Level3 is not polled: the rule that splits a
      * level's decrease not explained by trades between the volume ahead of our order and behind
-     * it (src/market/queue-rule.ts). The replay's Depth-only fill model uses the same rule.
+     * it (src/market/queue-rule.ts). The replay's Depth-only fill model uses the same rule. `log`
+     * from bench:queue's figures (docs/backtest.md, "Fill model").
      */
     rule: Type.String({
-      pattern: '^(linear|log|power(:\\d+(\\.\\d+)?)?)$',
-      default: 'linear',
-      description: 'linear, log, power (n = 2) or power:N',
+      pattern: '^(linear|log|risk-averse|power(:\\d+(\\.\\d+)?)?)$',
+      default: 'log',
+      description: 'linear, log, risk-averse, power (n = 2) or power:N',
     }),
   }),
   fees: Section({

@@ -57,6 +57,13 @@ export {
   fromAhead,
   type QueueRule,
 } from './queue-rule.js';
+export {
+  QueueEstimator,
+  type QueueEstimatorOptions,
+  type QueueEstimatorStats,
+} from './queue-estimator.js';
+export type { QueueOrder } from './queue-book.js';
+export { QueueFeed, TRADES_MARGIN_MS } from './queue-feed.js';
 export { feeLadderOf, ladderPercent, ladderFees, tradeVolumeFees } from './fees.js';
 export {
   MarketFeed,
@@ -83,6 +90,7 @@ export {
   ALL_PAIRS,
   type MarketMetricsSource,
   type PairLabeler,
+  type QueueFront,
 } from './metrics.js';
 export { BudgetUsage } from './budget-usage.js';
 export { TradesCursor, type TradesGap } from './trades-cursor.js';

@@ -12,7 +12,6 @@ import {
   type FeeRates,
   type MarketSnapshot,
   type PairInfo,
-  type QueuePosition,
 } from '../core/index.js';
 import type {
   CallOptions,
@@ -30,11 +29,17 @@ import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
 import { ladderFees, tradeVolumeFees } from './fees.js';
 import { silentLog, type Log } from '../core/log.js';
-import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics } from './metrics.js';
+import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics, type QueueFront } from './metrics.js';
 import { decideMode, type HaltState, type ModeDecision } from './mode.js';
 import { outcomeOf, PollLoop, type PollRun, type PollStatus } from './poll-loop.js';
+import type { QueueOrder } from './queue-book.js';
+import { QueueFeed } from './queue-feed.js';
+import { parseQueueRule } from './queue-rule.js';
 import {
+  bookView,
   buildSnapshot,
+  ownOrders,
+  publicTrades,
   sourceStatuses,
   type BalanceExEntry,
   type GroupedBookResult,
@@ -63,8 +68,6 @@ export interface MarketFeedOptions {
   readonly ownResting?: (pairId: string) => readonly OwnResting[];
   /** The adverse selection our recent fills in a pair met (the PnL module's markouts). */
   readonly adverseSelection?: (pairId: string) => AdverseSelection;
-  /** Where each of our resting orders in a pair stands in its queue. */
-  readonly queue?: (pairId: string) => readonly QueuePosition[];
   readonly log?: Log;
 }
 
@@ -117,7 +120,8 @@ export class MarketFeed {
   readonly #halt: (() => HaltState) | undefined;
   readonly #ownResting: MarketFeedOptions['ownResting'];
   readonly #adverse: MarketFeedOptions['adverseSelection'];
-  readonly #queue: MarketFeedOptions['queue'];
+  /** Per pair id: where our orders stand in their queues. */
+  readonly #queues = new Map<string, QueueFeed>();
   readonly #log: Log;
   readonly #pairsById: ReadonlyMap<string, PairInfo>;
   readonly #loops = new Map<string, PollLoop>();
@@ -152,13 +156,21 @@ export class MarketFeed {
     this.#halt = options.haltSource;
     this.#ownResting = options.ownResting;
     this.#adverse = options.adverseSelection;
-    this.#queue = options.queue;
     this.#log = options.log ?? silentLog;
     this.pairs = Object.freeze([...options.pairs]);
     this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
     this.plan = options.plan;
     checkPlan(options.plan, this.#pairsById);
     this.#usage = new BudgetUsage(this.#clock.now());
+    const rule = parseQueueRule(options.config.queue.rule, 'market.queue.rule');
+    for (const pair of this.pairs) {
+      const trades = options.plan.polls.find((p) => p.source === 'trades' && p.pair === pair.id);
+      const every = trades?.intervalMs ?? 0;
+      const queue = new QueueFeed(rule, every, options.config.stale_after_intervals, () =>
+        this.#ourOrders(pair),
+      );
+      this.#queues.set(pair.id, queue);
+    }
     for (const poll of options.plan.polls) {
       this.#loops.set(
         poll.id,
@@ -172,6 +184,7 @@ export class MarketFeed {
         staleByPair: () =>
           this.pairs.map((p) => ({ pair: this.#pairLabel(p.id), stale: this.snapshotStale(p.id) })),
         budgetUsedPerSec: (scope) => this.#usage.perSecond(scope, this.#clock.now()),
+        queueFronts: () => this.#queueFronts(),
       });
     }
   }
@@ -262,7 +275,7 @@ export class MarketFeed {
       ownResting: this.#ownResting?.(pair.id),
       fees: this.fees(pair.id),
       adverseSelection: this.#adverse?.(pair.id) ?? NO_ADVERSE_SELECTION,
-      queue: this.#queue?.(pair.id),
+      queue: this.#queues.get(pair.id)?.positions(nowMs),
       balances: this.#balances?.value,
       mode: mode.mode,
       modeReason: mode.reason,
@@ -287,6 +300,41 @@ export class MarketFeed {
     const inputs = this.#sourceInputs(this.#requirePair(pairId).id);
     const statuses = sourceStatuses(inputs, this.#clock.now());
     return DATA_SOURCES.some((s) => statuses[s].stale);
+  }
+
+  /** Per pair and side, the place of our order nearest the touch (the estimate as last built). */
+  #queueFronts(): QueueFront[] {
+    return this.pairs.flatMap((pair) => {
+      const positions = this.#queues.get(pair.id)?.estimator.positions() ?? [];
+      return (['buy', 'sell'] as const).flatMap((side) => {
+        const p = positions.find((q) => q.side === side);
+        if (p === undefined) return [];
+        const level = p.ahead.plus(p.behind);
+        return [
+          {
+            pair: this.#pairLabel(pair.id),
+            side,
+            ahead: p.ahead.toNumber(),
+            aheadShare: level.isZero() ? 0 : p.ahead.div(level).toNumber(),
+          },
+        ];
+      });
+    });
+  }
+
+  /**
+   * Our resting orders in a pair, for the queue estimator: the tracker's (fresher, and only the
+   * orders this bot placed) when the feed is given them, else OpenOrders' list of the pair.
+   */
+  #ourOrders(pair: PairInfo): readonly QueueOrder[] {
+    if (this.#ownResting !== undefined) return this.#ownResting(pair.id);
+    return ownOrders(this.#openOrders?.value, pair, this.#instance).map((o) => ({
+      txid: o.txid,
+      side: o.side,
+      price: o.price,
+      remaining: o.volume.minus(o.volumeExecuted),
+      openedAtMs: o.openedAtMs,
+    }));
   }
 
   #requirePair(pairId: string): PairInfo {
@@ -388,6 +436,7 @@ export class MarketFeed {
           const book = result[pairId] ?? Object.values(result)[0];
           if (book === undefined) throw new MakerdError('MARKET_EMPTY_ANSWER', 'Depth: no book');
           this.#depth.set(pairId, { ...this.#stamp(book), askedAtMs });
+          this.#queues.get(pairId)?.depth(bookView(book), this.#clock.now());
           this.#emit([pairId], 'depth');
           return 1;
         };
@@ -409,6 +458,7 @@ export class MarketFeed {
             c.level3({ pair: pairId, depth: cfg.polls.level3.depth }, o),
           );
           this.#level3.set(pairId, this.#stamp(result));
+          this.#queues.get(pairId)?.level3(result, this.#clock.now());
           this.#emit([pairId], 'level3');
           return 1;
         };
@@ -491,6 +541,10 @@ export class MarketFeed {
       this.#config.trades_kept,
     );
     this.#trades.set(pairId, this.#stamp(merged));
+    // Every new trade, however many the answers held (not only the trades_kept newest).
+    this.#queues
+      .get(pairId)
+      ?.trades(publicTrades(fresh, fresh.length), this.#clock.now(), this.#clock.now());
     this.#emit([pairId], 'trades');
     return 1;
   }

@@ -29,6 +29,18 @@ export interface MarketMetricsSource {
   dataAges(): readonly { endpoint: string; pair: string; ageSeconds: number }[];
   staleByPair(): readonly { pair: string; stale: boolean }[];
   budgetUsedPerSec(scope: PollScope): number;
+  /** Per pair and side, the queue place of our order nearest the touch. */
+  queueFronts(): readonly QueueFront[];
+}
+
+/** Where our order nearest the touch on one side of a pair stands in its queue. */
+export interface QueueFront {
+  readonly pair: string;
+  readonly side: 'buy' | 'sell';
+  /** The market's volume ahead of it, in the base asset. */
+  readonly ahead: number;
+  /** ahead / (ahead + behind): 0 at the front, 1 at the back; 0 when alone at its price. */
+  readonly aheadShare: number;
 }
 
 const SCOPES: readonly PollScope[] = ['private', 'public'];
@@ -48,6 +60,8 @@ export class MarketMetrics {
   readonly budgetAvailable: Gauge<'scope'>;
   readonly tradesMissedTotal: Counter<'pair'>;
   readonly tradesCatchUpTotal: Counter<'pair'>;
+  readonly queueAhead: Gauge<'pair' | 'side'>;
+  readonly queueAheadRatio: Gauge<'pair' | 'side'>;
   #source: MarketMetricsSource | undefined;
 
   constructor(registry: Registry) {
@@ -129,6 +143,30 @@ export class MarketMetrics {
       help: 'Extra Trades calls made after a capped answer, paid from the public budget the plan leaves unused',
       labelNames: ['pair'],
       registers,
+    });
+    this.queueAhead = new Gauge({
+      name: 'makerd_queue_ahead',
+      help: "Base volume ahead of our order nearest the touch in its price's queue (Level3, or estimated from Depth and Trades by market.queue.rule); absent without an order",
+      labelNames: ['pair', 'side'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of source()?.queueFronts() ?? []) {
+          this.set({ pair: q.pair, side: q.side }, q.ahead);
+        }
+      },
+    });
+    this.queueAheadRatio = new Gauge({
+      name: 'makerd_queue_ahead_ratio',
+      help: 'Share of the other volume at the price of our order nearest the touch that is ahead of it: 0 at the front, 1 at the back',
+      labelNames: ['pair', 'side'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of source()?.queueFronts() ?? []) {
+          this.set({ pair: q.pair, side: q.side }, q.aheadShare);
+        }
+      },
     });
   }
 

@@ -6,9 +6,11 @@ import { Decimal, InvalidInputError } from '../core/index.js';
  * hftbacktest's probabilistic queue models. With f the rule's shape, the share taken from behind
  * is f(behind) / (f(behind) + f(ahead)), the rest from ahead:
  *
- *   linear      f(x) = x          cancels are spread evenly over the queue's volume
- *   power, n    f(x) = x^n        n > 1: the larger side takes even more of them
- *   log         f(x) = ln(1 + x)  closer to an even split between the two sides
+ *   linear       f(x) = x          cancels are spread evenly over the queue's volume
+ *   power, n     f(x) = x^n        n > 1: the larger side takes even more of them
+ *   log          f(x) = ln(1 + x)  closer to an even split between the two sides
+ *   risk-averse  f(x) = 0          never ahead: only trades move us forward (hftbacktest's
+ *                                  RiskAdverseQueueModel), unless behind cannot hold the decrease
  *
  * One rule serves the live queue estimator and the replay's Depth-only fill model, so the rule
  * chosen for live trading is the rule replayed.
@@ -16,17 +18,19 @@ import { Decimal, InvalidInputError } from '../core/index.js';
 export type QueueRule =
   | { readonly kind: 'linear' }
   | { readonly kind: 'power'; readonly n: number }
-  | { readonly kind: 'log' };
+  | { readonly kind: 'log' }
+  | { readonly kind: 'risk-averse' };
 
-export const DEFAULT_QUEUE_RULE: QueueRule = Object.freeze({ kind: 'linear' });
+export const DEFAULT_QUEUE_RULE: QueueRule = Object.freeze({ kind: 'log' });
 
 const ZERO = new Decimal(0);
 
-/** `linear`, `log`, `power` (n = 2) or `power:N` (N > 0). */
+/** `linear`, `log`, `risk-averse`, `power` (n = 2) or `power:N` (N > 0). */
 export function parseQueueRule(text: string, field: string): QueueRule {
   const t = text.trim().toLowerCase();
   if (t === 'linear') return { kind: 'linear' };
   if (t === 'log') return { kind: 'log' };
+  if (t === 'risk-averse') return { kind: 'risk-averse' };
   const power = /^power(?::(\d+(?:\.\d+)?))?$/.exec(t);
   if (power !== null) {
     const n = power[1] === undefined ? 2 : Number(power[1]);
@@ -34,7 +38,7 @@ export function parseQueueRule(text: string, field: string): QueueRule {
   }
   throw new InvalidInputError(
     field,
-    `${JSON.stringify(text)} is not a queue rule; use linear, log, power or power:N (0 < N <= 10)`,
+    `${JSON.stringify(text)} is not a queue rule; use linear, log, risk-averse, power or power:N (0 < N <= 10)`,
   );
 }
 
@@ -50,6 +54,8 @@ function shape(rule: QueueRule, x: Decimal): Decimal {
       return x.pow(rule.n);
     case 'log':
       return x.plus(1).ln();
+    case 'risk-averse':
+      return ZERO;
   }
 }
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { consoleOrders } from '../../src/cli/console/runner-report.js';
 import { dec, type Side } from '../../src/core/index.js';
-import type { Level3Order } from '../../src/core/market.js';
 import type { TrackedOrder } from '../../src/executor/index.js';
 import { snapshot } from '../strategies/snapshot-fixture.js';
 import { trackedOrder } from '../support/tracked-order.js';
@@ -24,14 +23,6 @@ function tracked(
     ...extra,
   });
 }
-
-const l3 = (orderId: string, price: string, volume: string, ns: bigint): Level3Order => ({
-  orderId,
-  price: dec(price),
-  volume: dec(volume),
-  timestampNs: ns,
-  own: orderId.startsWith('O'),
-});
 
 void describe("the console's list of our orders", () => {
   const book = snapshot({ bids: [['99.9'], ['99.8'], ['99.7']], asks: [['100.1'], ['100.2']] });
@@ -58,31 +49,35 @@ void describe("the console's list of our orders", () => {
     );
   });
 
-  it('gives the volume ahead in the queue from the last Level3 answer that holds the order', () => {
-    const withL3 = {
-      ...book,
-      level3: {
-        bids: [
-          l3('X1', '99.8', '0.3', 10n),
-          l3('OB1', '99.8', '0.4', 20n),
-          l3('X2', '99.8', '0.7', 20n),
-          l3('X3', '99.8', '1.1', 30n),
-          l3('X4', '99.9', '5', 5n),
-        ],
-        asks: [],
-      },
-    };
-    const orders = consoleOrders(withL3, [
+  it("shows each order's queue place from the snapshot's estimator, marking estimates", () => {
+    const place = (txid: string, ahead: string, source: 'level3' | 'depth') => ({
+      txid,
+      side: 'buy' as const,
+      price: dec('99.8'),
+      ahead: dec(ahead),
+      behind: dec('1'),
+      source,
+      rule: 'log',
+      asOfMs: 0,
+    });
+    const withQueue = snapshot({
+      bids: [['99.9'], ['99.8'], ['99.7']],
+      asks: [['100.1'], ['100.2']],
+      queue: [place('OB1', '0.3', 'level3'), place('OB2', '1.25', 'depth')],
+    });
+    const orders = consoleOrders(withQueue, [
       tracked('OB1', 'buy', '99.8'),
+      tracked('OB2', 'buy', '99.8'),
       tracked('OB9', 'buy', '99.7'),
     ]);
     assert.deepEqual(
-      orders.map((o) => [o.price, o.queueAhead]),
+      orders.map((o) => [o.price, o.queueAhead, o.queueSource, o.queueRule]),
       [
-        ['99.8', '0.3'],
-        ['99.7', undefined],
+        ['99.8', '0.3', 'level3', undefined],
+        ['99.8', '1.25', 'depth', 'log'],
+        ['99.7', undefined, undefined, undefined],
       ],
-      'same price and earlier only; an order placed after the answer has no place yet',
+      'exact from Level3, estimated by the rule, and none for an order the estimator has no place for',
     );
   });
 });

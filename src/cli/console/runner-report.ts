@@ -1,15 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ControlFlags } from '../../bus/index.js';
-import {
-  dec,
-  errorMessage,
-  every,
-  type Clock,
-  type Decimal,
-  type Log,
-  type PairInfo,
-} from '../../core/index.js';
-import type { Level3Order, MarketSnapshot, PriceLevel, QueuePosition } from '../../core/market.js';
+import { dec, errorMessage, every, type Clock, type Log, type PairInfo } from '../../core/index.js';
+import type { MarketSnapshot, PriceLevel, QueuePosition } from '../../core/market.js';
 import { isOurResting, type TrackedOrder } from '../../executor/index.js';
 import type { TickReport } from '../../runner/runner.js';
 import type { ChartPoint, ConsoleOrder } from './state.js';
@@ -124,14 +116,7 @@ export class ConsoleReporter {
 export function consoleOrders(snap: MarketSnapshot, live: readonly TrackedOrder[]): ConsoleOrder[] {
   return live
     .filter(isOurResting)
-    .map((o) =>
-      consoleOrder(
-        o,
-        o.side === 'buy' ? snap.book.bids : snap.book.asks,
-        o.side === 'buy' ? snap.level3?.bids : snap.level3?.asks,
-        snap.queue,
-      ),
-    )
+    .map((o) => consoleOrder(o, o.side === 'buy' ? snap.book.bids : snap.book.asks, snap.queue))
     .sort((a, b) =>
       a.side !== b.side
         ? a.side === 'buy'
@@ -171,13 +156,12 @@ function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): Runner
 
 /**
  * One order as the console lists it, with its level (price levels better than it on its side)
- * and its place in its price's queue: the snapshot's queue estimate (exact when Level3 is
- * polled), else, from the last Level3 answer that holds it, the volume ahead of it.
+ * and its place in its price's queue from the snapshot's queue estimator (exact when Level3 is
+ * polled), once known.
  */
 function consoleOrder(
   o: TrackedOrder,
   side: readonly PriceLevel[],
-  queue: readonly Level3Order[] | undefined,
   places: readonly QueuePosition[],
 ): ConsoleOrder {
   const price = dec(o.price);
@@ -185,40 +169,17 @@ function consoleOrder(
     o.side === 'buy' ? l.price.greaterThan(price) : l.price.lessThan(price),
   ).length;
   const place = o.txid === null ? undefined : places.find((q) => q.txid === o.txid);
-  const ahead = o.txid === null ? undefined : volumeAhead(queue ?? [], o.txid, price);
   return {
     side: o.side,
     price: o.price,
     volume: dec(o.volume).minus(o.volumeExecuted).toFixed(),
     level: better,
-    ...(place !== undefined
-      ? {
+    ...(place === undefined
+      ? {}
+      : {
           queueAhead: place.ahead.toFixed(),
           queueSource: place.source,
           ...(place.source === 'depth' ? { queueRule: place.rule } : {}),
-        }
-      : ahead === undefined
-        ? {}
-        : { queueAhead: ahead.toFixed(), queueSource: 'level3' as const }),
+        }),
   };
-}
-/**
- * The volume of the orders at `price` that the exchange fills before ours (earlier time, or the
- * same time listed before it); undefined when the answer does not hold our order.
- */
-function volumeAhead(
-  queue: readonly Level3Order[],
-  txid: string,
-  price: Decimal,
-): Decimal | undefined {
-  const atPrice = queue.filter((q) => q.price.equals(price));
-  const index = atPrice.findIndex((q) => q.orderId === txid);
-  const ours = atPrice[index];
-  if (ours === undefined) return undefined;
-  return atPrice
-    .filter(
-      (q, i) =>
-        q.timestampNs < ours.timestampNs || (q.timestampNs === ours.timestampNs && i < index),
-    )
-    .reduce((sum, q) => sum.plus(q.volume), dec(0));
 }

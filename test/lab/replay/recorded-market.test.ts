@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Decimal } from '../../../src/core/index.js';
+import { fromAhead, parseQueueRule } from '../../../src/market/index.js';
 import { levels, recordedOrders, testVenue } from './venue-support.js';
 
 const ASKS = levels(['60010.0', '3']);
@@ -41,7 +42,7 @@ describe('RecordedMarket', () => {
   });
 
   it('moves us forward by the share of a cancel that was ahead of us', () => {
-    const t = testVenue();
+    const t = testVenue({ queueRule: parseQueueRule('linear', 'market.queue.rule') });
     const market = t.venue.market;
     market.applyDepth(t.pair, levels(['60000.0', '6']), ASKS);
     t.place('buy', '60000.0', '1');
@@ -51,6 +52,29 @@ describe('RecordedMarket', () => {
     // 4 of the 8 go: 6/8 of them from ahead of us, 2/8 from behind.
     market.applyDepth(t.pair, levels(['60000.0', '4']), ASKS);
     assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 3', 'ours 1', 'recorded 1']);
+  });
+
+  it('splits a cancel by the configured rule, the live estimator’s (log by default)', () => {
+    const t = testVenue();
+    const market = t.venue.market;
+    market.applyDepth(t.pair, levels(['60000.0', '6']), ASKS);
+    t.place('buy', '60000.0', '1');
+    market.applyDepth(t.pair, levels(['60000.0', '8']), ASKS);
+    market.applyDepth(t.pair, levels(['60000.0', '4']), ASKS);
+    // ln 7 / (ln 7 + ln 3) of the 4 from ahead, to the pair's 8 lot decimals.
+    const front = fromAhead(
+      parseQueueRule('log', 'rule'),
+      new Decimal(6),
+      new Decimal(2),
+      new Decimal(4),
+    );
+    const ahead = new Decimal(6).minus(front.toDecimalPlaces(8));
+    assert.equal(ahead.toFixed(), '3.44339523');
+    assert.deepEqual(t.queue('buy', '60000.0'), [
+      `recorded ${ahead.toFixed()}`,
+      'ours 1',
+      `recorded ${new Decimal(4).minus(ahead).toFixed()}`,
+    ]);
   });
 
   it('keeps a level where none of ours rests as one recorded order', () => {
