@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidInputError, MakerdError } from '../../core/index.js';
+import { DEFAULT_PAIRS } from '../../sim/defaults.js';
+import { RecordingReader, writeSimulatedRecording } from '../recording/index.js';
+import { scanRecording } from '../replay/index.js';
+import type { SimulatedData } from './sweep-file.js';
+
+/** Beside a simulated recording: what it is, so a later sweep reuses it only if it is the same. */
+const MARKER = 'simulated.json';
+
+/**
+ * The simulator's default flow for `data: { simulated: ... }`, synthesised into `dir` the first
+ * time and reused after (the same minutes, seed and pairs); a folder holding anything else is
+ * refused rather than overwritten. Returns whether it was synthesised now.
+ */
+export async function simulatedRecording(
+  dir: string,
+  data: SimulatedData,
+  configPairs: readonly string[],
+): Promise<boolean> {
+  const pairs = configPairs.map((name, i) => {
+    const known = DEFAULT_PAIRS.find((p) => [p.id, p.altname, p.wsname].includes(name));
+    if (known === undefined) {
+      throw new InvalidInputError(
+        `pairs[${i}].pair`,
+        `${name} is not a pair of the simulator, so it cannot be simulated (it has ${DEFAULT_PAIRS.map((p) => p.altname).join(', ')})`,
+      );
+    }
+    return known.altname;
+  });
+  const wanted = { minutes: data.simulated.minutes, seed: data.simulated.seed, pairs };
+  const markerPath = join(dir, MARKER);
+  if (existsSync(markerPath)) {
+    const found = readFileSync(markerPath, 'utf8');
+    if (found.trim() === JSON.stringify(wanted)) return false;
+    throw new InvalidInputError(
+      'sweep.data',
+      `${dir} holds another simulated recording (${found.trim()}); remove it or give another --out`,
+    );
+  }
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new InvalidInputError(
+      'sweep.data',
+      `${dir} exists and is not a finished simulated recording; remove it or give another --out`,
+    );
+  }
+  await writeSimulatedRecording(dir, {
+    pairs,
+    durationMs: Math.round(data.simulated.minutes * 60_000),
+    seed: data.simulated.seed,
+  });
+  writeFileSync(markerPath, `${JSON.stringify(wanted)}\n`);
+  return true;
+}
+
+/** The recording's first and last row of these pairs (one read through it). */
+export async function recordingSpan(
+  dir: string,
+  pairs: readonly string[],
+): Promise<{ readonly firstMs: number; readonly lastMs: number }> {
+  const reader = new RecordingReader(dir);
+  if (reader.pairs().length === 0) {
+    throw new InvalidInputError(
+      'sweep.data',
+      `${dir} holds no recording (no pair folder of .jsonl.gz files)`,
+    );
+  }
+  try {
+    const scan = await scanRecording(reader.rows({ pairs }));
+    return { firstMs: scan.firstMs, lastMs: scan.lastMs };
+  } catch (err) {
+    if (err instanceof MakerdError && err.code === 'RECORDING_MISSING_PAIR') {
+      throw new InvalidInputError('sweep.data', err.message);
+    }
+    throw err;
+  }
+}
