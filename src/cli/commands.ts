@@ -140,13 +140,9 @@ export function registerCommands(program: Command): void {
     .option('--top <n>', 'with --split: how many of the best settings run on the rest (default 5)')
     .option('--rank-by <figure>', 'with --sweep: pnl (total PnL, the default) or pnl_bps')
     .option('--log-level <level>', LOG_LEVEL_HELP)
-    .action(async (opts: BacktestCommandOptions & Partial<SweepCommandOptions>) => {
-      if (opts.sweep === undefined) {
-        await (await import('./backtest-command.js')).runBacktestCommand(opts);
-      } else {
-        await (await import('./sweep-command.js')).runSweepCommand({ ...opts, sweep: opts.sweep });
-      }
-    });
+    .action(async (opts: BacktestCommandOptions & Partial<SweepCommandOptions>) =>
+      (await import('./sweep-command.js')).runBacktestOrSweep(opts),
+    );
   backtest
     .command('worker')
     .description(

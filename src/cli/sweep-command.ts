@@ -12,7 +12,12 @@ import {
   type RankBy,
   type SweepOutcome,
 } from '../lab/sweep/index.js';
-import { backtestToFolder, type CommandIo } from './backtest-command.js';
+import {
+  backtestToFolder,
+  runBacktestCommand,
+  type BacktestCommandOptions,
+  type CommandIo,
+} from './backtest-command.js';
 import { LiveTerminal } from './live-terminal.js';
 import { packageFile } from './package-file.js';
 import { findRedis } from './redis-finder.js';
@@ -33,6 +38,54 @@ export interface SweepWorkerCommandOptions {
   readonly config?: string;
   readonly sweepId?: string;
   readonly logLevel?: string;
+}
+
+/** Flags of one replay, which a sweep takes from its file instead. */
+const SINGLE_RUN_FLAGS = {
+  data: '--data',
+  config: '--config',
+  from: '--from',
+  to: '--to',
+  latencyMs: '--latency-ms',
+  makerFee: '--maker-fee',
+  takerFee: '--taker-fee',
+  feeVolume: '--fee-volume',
+  queueRule: '--queue-rule',
+} as const;
+const SWEEP_FLAGS = {
+  jobs: '--jobs',
+  split: '--split',
+  top: '--top',
+  rankBy: '--rank-by',
+} as const;
+
+/**
+ * `makerd backtest`: one replay, or with --sweep a sweep; a flag of the other is refused rather
+ * than ignored.
+ */
+export async function runBacktestOrSweep(
+  opts: BacktestCommandOptions & Partial<SweepCommandOptions>,
+): Promise<void> {
+  const given = (flags: Record<string, string>): string[] =>
+    Object.entries(flags)
+      .filter(([key]) => (opts as Record<string, unknown>)[key] !== undefined)
+      .map(([, flag]) => flag);
+  if (opts.sweep === undefined) {
+    const misplaced = given(SWEEP_FLAGS);
+    if (misplaced.length > 0) {
+      throw new InvalidInputError(misplaced[0] as string, 'goes with --sweep FILE');
+    }
+    await runBacktestCommand(opts);
+    return;
+  }
+  const misplaced = given(SINGLE_RUN_FLAGS);
+  if (misplaced.length > 0) {
+    throw new InvalidInputError(
+      misplaced[0] as string,
+      'a sweep takes its recording, config and overrides from its file (--sweep)',
+    );
+  }
+  await runSweepCommand({ ...opts, sweep: opts.sweep });
 }
 
 /** Without a terminal, a progress line this often (wall time). */
