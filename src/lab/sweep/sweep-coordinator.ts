@@ -1,9 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
+import { resolve } from 'node:path';
 import {
   asError,
   errorMessage,
@@ -12,23 +8,16 @@ import {
   type Clock,
 } from '../../core/index.js';
 import { checkCombinations } from './combination-check.js';
-import type { RunFigures } from './run-figures.js';
 import { expandGrid, type Combination } from './grid.js';
 import { LocalWorkers, type WorkerCommand } from './local-workers.js';
 import { altnameOf, type OverridableSettings } from './overrides.js';
-import {
-  rankedPhase,
-  rankRows,
-  type RunResult,
-  type SweepResults,
-  type SweepRow,
-} from './results.js';
-import { recordingSpan, simulatedRecording } from './sweep-data.js';
-import type { LoadedSweepFile, RankBy, SimulatedData } from './sweep-file.js';
-import { jobId, type SweepJobData, type SweepJobProgress, type SweepPhase } from './sweep-job.js';
+import { rankedPhase, rankRows, type SweepResults, type SweepRow } from './results.js';
+import { phaseRange, recordingSpan, sweepRecording } from './sweep-data.js';
+import type { LoadedSweepFile, RankBy } from './sweep-file.js';
+import { jobId, type SweepJobData, type SweepPhase } from './sweep-job.js';
 import { writeSweepResults, type SweepFiles } from './sweep-output.js';
-import type { SweepProgress } from './sweep-progress.js';
-import { SweepRegistry } from './sweep-registry.js';
+import { SweepTally, type SweepProgress } from './sweep-progress.js';
+import { SweepSession } from './sweep-session.js';
 
 /** What the sweep needs of the bot's settings (the CLI's BotSettings has it). */
 export interface SweepSettings extends OverridableSettings {
@@ -64,8 +53,6 @@ export interface SweepOutcome {
   readonly files: SweepFiles;
 }
 
-/** The sweep's marker lives this long unless refreshed: workers leave a dead sweep this soon. */
-const MARKER_TTL_MS = 30_000;
 const POLL_MS = 500;
 
 /**
@@ -94,193 +81,109 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     );
   }
   const traded = sweep.pairs ?? o.settings.pairs.map((p) => p.pair);
-  let data = o.file.dataDir;
-  if (data === undefined) {
-    data = join(dir, 'recording');
-    o.say(`sweep: synthesising the simulator's flow into ${data}`);
-    if (!(await simulatedRecording(data, sweep.data as SimulatedData, traded))) {
-      o.say(`sweep: it was there already; reusing it`);
-    }
-  }
+  const data = await sweepRecording(o.file, dir, traded, o.say);
   const span = await recordingSpan(data, traded.map(altnameOf));
   const splitMs =
     split === undefined
       ? undefined
       : span.firstMs + Math.round(split * (span.lastMs - span.firstMs));
-  const phaseSpan = (phase: SweepPhase): { fromMs?: number; toMs?: number; spanMs: number } =>
-    phase === 'in_sample'
-      ? { toMs: (splitMs as number) - 1, spanMs: (splitMs as number) - span.firstMs }
-      : phase === 'out_of_sample'
-        ? { fromMs: splitMs, spanMs: span.lastMs - (splitMs as number) }
-        : { spanMs: span.lastMs - span.firstMs };
-
-  const redis = new Redis(o.settings.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw new InvalidInputError('redis.url', `cannot connect: ${errorMessage(err)}`);
-  }
-  const registry = new SweepRegistry(redis, o.settings.redis.prefix);
-  await clearStale(registry, redis);
-  const id = randomUUID().slice(0, 8);
-  await registry.open(
-    {
-      id,
-      ...(o.file.config === undefined ? {} : { config: o.file.config }),
-      data,
-      dir,
-      host: `${hostname()}:${process.pid}`,
-      startedMs: Date.now(),
-    },
-    MARKER_TTL_MS,
-  );
-  const queue = new Queue<SweepJobData, RunFigures>(registry.queueName(id), {
-    connection: redis,
-    prefix: registry.bullPrefix,
-  });
-  const eventsRedis = redis.duplicate();
-  const events = new QueueEvents(registry.queueName(id), {
-    connection: eventsRedis,
-    prefix: registry.bullPrefix,
-  });
-
   const first = rankedPhase(split !== undefined);
+  const n = grid.combinations.length;
+  const tally = new SweepTally(
+    n * phaseRange(first, span, splitMs).spanMs +
+      (split === undefined
+        ? 0
+        : Math.min(top, n) * phaseRange('out_of_sample', span, splitMs).spanMs),
+  );
+  const session = await SweepSession.open(
+    {
+      redisUrl: o.settings.redis.url,
+      prefix: o.settings.redis.prefix,
+      clock: o.clock,
+      meta: { ...(o.file.config === undefined ? {} : { config: o.file.config }), data, dir },
+    },
+    {
+      progress: (job, p) => tally.progress(job, p.replayedMs),
+      finished: (job, failed) => tally.finish(job, failed),
+      error: (message) => o.say(`sweep: queue events: ${message}`),
+    },
+  );
+  const planned: SweepJobData[] = [];
   const jobsOf = (combinations: readonly Combination[], phase: SweepPhase): SweepJobData[] =>
     combinations.map((c) => {
-      const { spanMs: _span, ...range } = phaseSpan(phase);
+      const { spanMs, ...range } = phaseRange(phase, span, splitMs);
+      tally.plan(jobId(phase, c.id), spanMs);
       return {
-        sweepId: id,
+        sweepId: session.id,
         runId: c.id,
         phase,
         values: c.values,
         overrides: c.overrides,
         ...(o.file.config === undefined ? {} : { config: o.file.config }),
-        data: data,
+        data,
         sweepDir: dir,
         ...range,
       };
     });
-  const planned: SweepJobData[] = [];
-  const progress = {
-    finishedMs: 0,
-    done: 0,
-    failed: 0,
-    running: new Map<string, number>(),
-    finished: new Set<string>(),
-    totalMs:
-      grid.combinations.length * phaseSpan(first).spanMs +
-      (split === undefined
-        ? 0
-        : Math.min(top, grid.combinations.length) * phaseSpan('out_of_sample').spanMs),
-  };
-  const spanOf = (job: string): number => {
-    const d = planned.find((p) => jobId(p.phase, p.runId) === job);
-    return d === undefined ? 0 : phaseSpan(d.phase).spanMs;
-  };
-  events.on('progress', ({ jobId: job, data: p }) => {
-    if (!progress.finished.has(job)) {
-      progress.running.set(job, (p as unknown as SweepJobProgress).replayedMs);
-    }
-  });
-  const finish = (job: string, failed: boolean): void => {
-    if (progress.finished.has(job)) return;
-    progress.finished.add(job);
-    progress.running.delete(job);
-    progress.finishedMs += spanOf(job);
-    progress.done += 1;
-    if (failed) progress.failed += 1;
-  };
-  events.on('completed', ({ jobId: job }) => finish(job, false));
-  events.on('failed', ({ jobId: job }) => finish(job, true));
-  events.on('error', (err) => o.say(`sweep: queue events: ${err.message}`));
-
   let local: LocalWorkers | undefined;
-  let stopped = false;
-  let failure: unknown;
-  const keepAlive = new AbortController();
-  const aliveLoop = (async () => {
-    while (!keepAlive.signal.aborted) {
-      await o.clock.sleep(MARKER_TTL_MS / 3, keepAlive.signal).catch(() => undefined);
-      if (!keepAlive.signal.aborted) await registry.refresh(id, MARKER_TTL_MS).catch(() => false);
-    }
-  })();
-
   const runPhase = async (jobs: readonly SweepJobData[]): Promise<void> => {
     planned.push(...jobs);
-    await queue.addBulk(
-      jobs.map((d) => ({ name: 'run', data: d, opts: { jobId: jobId(d.phase, d.runId) } })),
-    );
+    await session.add(jobs);
     for (;;) {
-      const counts = await queue.getJobCounts('completed', 'failed');
-      if ((counts.completed ?? 0) + (counts.failed ?? 0) >= planned.length) return;
+      const left = await session.unfinished();
+      if (left === 0) return;
       if (o.signal.aborted) throw new SweepStopped();
       if (local?.allExited === true) {
         throw new MakerdError(
           'SWEEP_WORKERS',
-          `every local worker stopped (${local.lastExit}); ${planned.length - (counts.completed ?? 0) - (counts.failed ?? 0)} run(s) left`,
+          `every local worker stopped (${local.lastExit}); ${left} run(s) left`,
         );
       }
-      report();
+      o.onProgress(tally.view(performance.now() - started));
       await o.clock.sleep(o.pollMs ?? POLL_MS, o.signal).catch(() => undefined);
     }
   };
-  const report = (): void => {
-    const running = [...progress.running.values()].reduce((a, b) => a + b, 0);
-    o.onProgress({
-      runs: planned.length,
-      done: progress.done,
-      failed: progress.failed,
-      replayedMs: progress.finishedMs + running,
-      totalMs: progress.totalMs,
-      elapsedMs: performance.now() - started,
-    });
-  };
 
   let rows: SweepRow[] = grid.combinations.map((c) => ({ id: c.id, values: c.values, runs: {} }));
+  let stopped = false;
+  let failure: unknown;
   try {
-    await events.waitUntilReady();
-    const count = Math.min(o.jobs, grid.combinations.length);
+    const count = Math.min(o.jobs, n);
     o.say(
-      `sweep ${id}: ${grid.combinations.length} combination(s) on ${data}; ` +
-        `${count} local worker(s); others join with: makerd backtest worker --sweep-id ${id}`,
+      `sweep ${session.id}: ${n} combination(s) on ${data}; ${count} local worker(s); ` +
+        `others join with: makerd backtest worker --sweep-id ${session.id}`,
     );
-    local =
-      count > 0
-        ? new LocalWorkers(count, o.workerCommand(id), (i, line) => o.say(`worker ${i}: ${line}`))
-        : undefined;
+    if (count > 0) {
+      local = new LocalWorkers(count, o.workerCommand(session.id), (i, line) =>
+        o.say(`worker ${i}: ${line}`),
+      );
+    }
     await runPhase(jobsOf(grid.combinations, first));
     if (split !== undefined) {
-      rows = rankRows(await collect(queue, rows, planned), first, rankBy);
-      const best = rows.filter((r) => r.rank !== undefined && r.rank <= top).map((r) => r.id);
-      const chosen = grid.combinations.filter((c) => best.includes(c.id));
-      progress.totalMs -=
-        (Math.min(top, grid.combinations.length) - chosen.length) *
-        phaseSpan('out_of_sample').spanMs;
+      rows = rankRows(await session.collect(rows, planned), first, rankBy);
+      const best = new Set(
+        rows.filter((r) => r.rank !== undefined && r.rank <= top).map((r) => r.id),
+      );
+      const chosen = grid.combinations.filter((c) => best.has(c.id));
+      tally.totalMs -=
+        (Math.min(top, n) - chosen.length) * phaseRange('out_of_sample', span, splitMs).spanMs;
       await runPhase(jobsOf(chosen, 'out_of_sample'));
     }
-    report();
+    o.onProgress(tally.view(performance.now() - started));
   } catch (err) {
     if (err instanceof SweepStopped) stopped = true;
     else failure = err;
-  } finally {
-    keepAlive.abort();
-    await aliveLoop;
-    await registry.close(id).catch(() => undefined);
-    await local?.stop(o.clock, stopped || failure !== undefined);
   }
   try {
-    rows = await collect(queue, rows, planned);
+    await session.closeMarker();
+    await local?.stop(o.clock, stopped || failure !== undefined);
+    rows = await session.collect(rows, planned);
   } finally {
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await events.close();
-    await queue.close();
-    eventsRedis.disconnect();
-    redis.disconnect();
+    await session.close();
   }
   const results: SweepResults = {
     makerd_sweep: 1,
-    id,
+    id: session.id,
     file: o.file.file,
     config: o.file.config ?? 'config/paper.yaml (the package)',
     data,
@@ -307,44 +210,3 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
 }
 
 class SweepStopped extends Error {}
-
-/**
- * The rows with each planned job's result: its return value, its failure, or not run (the sweep
- * stopped first).
- */
-async function collect(
-  queue: Queue<SweepJobData, RunFigures>,
-  rows: readonly SweepRow[],
-  planned: readonly SweepJobData[],
-): Promise<SweepRow[]> {
-  const results = new Map<string, RunResult>();
-  for (const job of await queue.getJobs(['completed'], 0, -1)) {
-    if (job.id !== undefined) results.set(job.id, { status: 'ok', figures: job.returnvalue });
-  }
-  for (const job of await queue.getJobs(['failed'], 0, -1)) {
-    if (job.id !== undefined) {
-      results.set(job.id, { status: 'failed', error: job.failedReason || 'failed' });
-    }
-  }
-  return rows.map((row) => {
-    const runs: Partial<Record<SweepPhase, RunResult>> = { ...row.runs };
-    for (const d of planned.filter((p) => p.runId === row.id)) {
-      runs[d.phase] = results.get(jobId(d.phase, d.runId)) ?? { status: 'not run' };
-    }
-    return { ...row, runs };
-  });
-}
-
-/** Clears the queues of sweeps whose process died (their marker expired). */
-async function clearStale(registry: SweepRegistry, redis: Redis): Promise<void> {
-  const { stale } = await registry.list();
-  for (const id of stale) {
-    const queue = new Queue(registry.queueName(id), {
-      connection: redis,
-      prefix: registry.bullPrefix,
-    });
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
-    await registry.forget(id);
-  }
-}

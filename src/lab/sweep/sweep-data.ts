@@ -4,10 +4,42 @@ import { InvalidInputError, MakerdError } from '../../core/index.js';
 import { DEFAULT_PAIRS } from '../../sim/defaults.js';
 import { RecordingReader, writeSimulatedRecording } from '../recording/index.js';
 import { scanRecording } from '../replay/index.js';
-import type { SimulatedData } from './sweep-file.js';
+import type { LoadedSweepFile, SimulatedData } from './sweep-file.js';
+import type { SweepPhase } from './sweep-job.js';
 
 /** Beside a simulated recording: what it is, so a later sweep reuses it only if it is the same. */
 const MARKER = 'simulated.json';
+
+/**
+ * The sweep's recording: the file's folder, or the simulated flow in `<sweepDir>/recording`
+ * (synthesised the first time).
+ */
+export async function sweepRecording(
+  file: LoadedSweepFile,
+  sweepDir: string,
+  pairs: readonly string[],
+  say: (line: string) => void,
+): Promise<string> {
+  if (file.dataDir !== undefined) return file.dataDir;
+  const dir = join(sweepDir, 'recording');
+  say(`sweep: synthesising the simulator's flow into ${dir}`);
+  if (!(await simulatedRecording(dir, file.sweep.data as SimulatedData, pairs))) {
+    say('sweep: it was there already; reusing it');
+  }
+  return dir;
+}
+
+/** The part of the recording a phase replays, and its length. */
+export function phaseRange(
+  phase: SweepPhase,
+  span: { readonly firstMs: number; readonly lastMs: number },
+  splitMs: number | undefined,
+): { readonly fromMs?: number; readonly toMs?: number; readonly spanMs: number } {
+  const split = splitMs ?? span.lastMs;
+  if (phase === 'in_sample') return { toMs: split - 1, spanMs: split - span.firstMs };
+  if (phase === 'out_of_sample') return { fromMs: split, spanMs: span.lastMs - split };
+  return { spanMs: span.lastMs - span.firstMs };
+}
 
 /**
  * The simulator's default flow for `data: { simulated: ... }`, synthesised into `dir` the first

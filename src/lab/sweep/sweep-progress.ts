@@ -30,3 +30,46 @@ export function progressText(p: SweepProgress, bar: boolean): string {
   const filled = Math.round(share * width);
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`;
 }
+
+/** Counts a sweep's jobs as their events come, for progressText. */
+export class SweepTally {
+  readonly #spans = new Map<string, number>();
+  readonly #running = new Map<string, number>();
+  readonly #finished = new Set<string>();
+  #finishedMs = 0;
+  #failed = 0;
+  /** Replay time of every run the sweep expects (its split's second part estimated). */
+  totalMs: number;
+
+  constructor(totalMs: number) {
+    this.totalMs = totalMs;
+  }
+
+  plan(job: string, spanMs: number): void {
+    this.#spans.set(job, spanMs);
+  }
+
+  progress(job: string, replayedMs: number): void {
+    if (!this.#finished.has(job)) this.#running.set(job, replayedMs);
+  }
+
+  finish(job: string, failed: boolean): void {
+    if (this.#finished.has(job)) return;
+    this.#finished.add(job);
+    this.#running.delete(job);
+    this.#finishedMs += this.#spans.get(job) ?? 0;
+    if (failed) this.#failed += 1;
+  }
+
+  view(elapsedMs: number): SweepProgress {
+    const running = [...this.#running.values()].reduce((a, b) => a + b, 0);
+    return {
+      runs: this.#spans.size,
+      done: this.#finished.size,
+      failed: this.#failed,
+      replayedMs: this.#finishedMs + running,
+      totalMs: this.totalMs,
+      elapsedMs,
+    };
+  }
+}
