@@ -22,10 +22,7 @@ export async function sweepRecording(
 ): Promise<string> {
   if (file.dataDir !== undefined) return file.dataDir;
   const dir = join(sweepDir, 'recording');
-  say(`sweep: synthesising the simulator's flow into ${dir}`);
-  if (!(await simulatedRecording(dir, file.sweep.data as SimulatedData, pairs))) {
-    say('sweep: it was there already; reusing it');
-  }
+  await simulatedRecording(dir, file.sweep.data as SimulatedData, pairs, say);
   return dir;
 }
 
@@ -44,13 +41,14 @@ export function phaseRange(
 /**
  * The simulator's default flow for `data: { simulated: ... }`, synthesised into `dir` the first
  * time and reused after (the same minutes, seed and pairs); a folder holding anything else is
- * refused rather than overwritten. Returns whether it was synthesised now.
+ * refused rather than overwritten.
  */
 export async function simulatedRecording(
   dir: string,
   data: SimulatedData,
   configPairs: readonly string[],
-): Promise<boolean> {
+  say: (line: string) => void,
+): Promise<void> {
   const pairs = configPairs.map((name, i) => {
     const known = DEFAULT_PAIRS.find((p) => [p.id, p.altname, p.wsname].includes(name));
     if (known === undefined) {
@@ -65,7 +63,10 @@ export async function simulatedRecording(
   const markerPath = join(dir, MARKER);
   if (existsSync(markerPath)) {
     const found = readFileSync(markerPath, 'utf8');
-    if (found.trim() === JSON.stringify(wanted)) return false;
+    if (found.trim() === JSON.stringify(wanted)) {
+      say(`sweep: reusing the simulated recording in ${dir}`);
+      return;
+    }
     throw new InvalidInputError(
       'sweep.data',
       `${dir} holds another simulated recording (${found.trim()}); remove it or give another --out`,
@@ -77,13 +78,13 @@ export async function simulatedRecording(
       `${dir} exists and is not a finished simulated recording; remove it or give another --out`,
     );
   }
+  say(`sweep: synthesising ${data.simulated.minutes} min of the simulator's flow into ${dir}`);
   await writeSimulatedRecording(dir, {
     pairs,
     durationMs: Math.round(data.simulated.minutes * 60_000),
     seed: data.simulated.seed,
   });
   writeFileSync(markerPath, `${JSON.stringify(wanted)}\n`);
-  return true;
 }
 
 /** The recording's first and last row of these pairs (one read through it). */

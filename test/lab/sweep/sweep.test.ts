@@ -98,6 +98,32 @@ describe('sweep', () => {
     assert.deepEqual(await keysLeft(), []);
   });
 
+  it('lists a run that fails with its error, and runs the others', async () => {
+    const broken = new URL('./fixtures/cannot-start.ts', import.meta.url).pathname;
+    const out = sink();
+    const { results } = await runSweepCommand(
+      {
+        sweep: sweepFile('broken', {
+          grid: { variants: [{ name: 'configured' }, { name: 'broken', strategy: broken }] },
+        }),
+        out: join(dir, 'broken'),
+        jobs: '1',
+      },
+      { out, err: sink() },
+      new AbortController().signal,
+    );
+    const [ok, failed] = results.rows;
+    assert.equal(ok?.runs.full?.status, 'ok');
+    assert.equal(ok?.rank, 1);
+    assert.equal(failed?.id, '002');
+    assert.equal(failed?.rank, undefined, 'a failed run is not ranked');
+    assert.match(
+      failed?.runs.full?.status === 'failed' ? failed.runs.full.error : '',
+      /this strategy cannot start/,
+    );
+    assert.match(out.text(), /^run 002 failed: full: .*this strategy cannot start/m);
+  });
+
   it('a worker started on its own joins: two workers share the runs', async (t) => {
     const workers = [0, 1].map(() => makerd(['backtest', 'worker', '--config', config]));
     t.after(() => Promise.all(workers.map((w) => stop(w.child))));
