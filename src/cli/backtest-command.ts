@@ -3,8 +3,10 @@ import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
 import { RecordingReader } from '../lab/recording/index.js';
-import type { DriverProgress } from '../lab/replay/index.js';
+import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
 import { writeReport, type BacktestReport, type Fidelity } from '../lab/report/index.js';
+import { applyOverrides, type RunOverrides } from '../lab/sweep/index.js';
+import { parseQueueRule } from '../market/index.js';
 import { createLogger } from '../obs/index.js';
 import {
   recordedName,
@@ -16,15 +18,36 @@ import { LiveTerminal } from './live-terminal.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 
 export interface BacktestCommandOptions {
-  readonly data: string;
+  readonly data?: string;
   readonly config?: string;
   readonly from?: string;
   readonly to?: string;
   readonly out?: string;
   readonly latencyMs?: string;
+  readonly makerFee?: string;
+  readonly takerFee?: string;
+  readonly feeVolume?: string;
+  readonly queueRule?: string;
   readonly logLevel?: string;
   /** Live figures of the session the recording was made in (the fidelity test gives them). */
   readonly fidelity?: (replay: BacktestResult) => Fidelity;
+}
+
+/** One backtest into a folder: the command's flags parsed, or a sweep's run. */
+export interface BacktestRequest {
+  readonly data: string;
+  readonly config?: string;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly outDir: string;
+  readonly overrides?: RunOverrides;
+  /** The Redis the run keeps its state in, instead of the config's (a sweep worker's own). */
+  readonly redisUrl?: string;
+  readonly logLevel?: string;
+  readonly fidelity?: (replay: BacktestResult) => Fidelity;
+  /** Told the replay's progress instead of a bar drawn on stderr (a sweep worker reports it). */
+  readonly onProgress?: (progress: DriverProgress) => void;
+  readonly signal?: AbortSignal;
 }
 
 export interface BacktestCommandResult extends BacktestResult {
@@ -72,6 +95,11 @@ async function openFillsFile(
 /** Without a terminal, a progress line this often (wall time). */
 const PROGRESS_LINE_MS = 5_000;
 
+export interface CommandIo {
+  readonly out: NodeJS.WriteStream;
+  readonly err: NodeJS.WriteStream;
+}
+
 /**
  * `makerd backtest`: replays a recording through the bot of a config file (see backtest-run.ts),
  * with a progress bar and the recording's problems on stderr, a summary table on stdout, and
@@ -79,17 +107,55 @@ const PROGRESS_LINE_MS = 5_000;
  */
 export async function runBacktestCommand(
   opts: BacktestCommandOptions,
-  io: { out: NodeJS.WriteStream; err: NodeJS.WriteStream } = {
-    out: process.stdout,
-    err: process.stderr,
-  },
+  io: CommandIo = { out: process.stdout, err: process.stderr },
 ): Promise<BacktestCommandResult> {
-  const { settings, dir } = loadSettings(opts.config);
+  if (opts.data === undefined) {
+    throw new InvalidInputError('--data', 'give the recording folder to replay (or --sweep FILE)');
+  }
   const fromMs = timeOption('--from', opts.from);
   const toMs = timeOption('--to', opts.to);
   const latencyMs = latencyOption(opts.latencyMs);
-  const data = resolve(opts.data);
-  const outDir = resolve(opts.out ?? `backtest-${stamp(new Date())}`);
+  const fees = feeOptions(opts);
+  const overrides: RunOverrides = {
+    ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...(fees === undefined ? {} : { fees }),
+    ...(opts.queueRule === undefined ? {} : { queueRule: queueRuleOption(opts.queueRule) }),
+  };
+  return backtestToFolder(
+    {
+      data: opts.data,
+      ...(opts.config === undefined ? {} : { config: opts.config }),
+      ...(fromMs === undefined ? {} : { fromMs }),
+      ...(toMs === undefined ? {} : { toMs }),
+      outDir: opts.out ?? `backtest-${stamp(new Date())}`,
+      overrides,
+      ...(opts.logLevel === undefined ? {} : { logLevel: opts.logLevel }),
+      ...(opts.fidelity === undefined ? {} : { fidelity: opts.fidelity }),
+    },
+    io,
+  );
+}
+
+/** A replay from `fromMs` reads from the start of its hour, for the pair rules asked then. */
+const HOUR_MS = 3_600_000;
+
+/** Runs one backtest and writes its report, fills and engine figures into `req.outDir`. */
+export async function backtestToFolder(
+  req: BacktestRequest,
+  io: CommandIo,
+): Promise<BacktestCommandResult> {
+  const loaded = loadSettings(req.config);
+  const dir = loaded.dir;
+  const overridden = applyOverrides(loaded.settings, req.overrides ?? {});
+  const settings =
+    req.redisUrl === undefined
+      ? overridden
+      : { ...overridden, redis: { ...overridden.redis, url: req.redisUrl } };
+  const { fromMs, toMs } = req;
+  const latencyMs = req.overrides?.latencyMs;
+  const fees = req.overrides?.fees;
+  const data = resolve(req.data);
+  const outDir = resolve(req.outDir);
   const reader = new RecordingReader(data);
   const present = reader.pairs();
   if (present.length === 0) {
@@ -102,7 +168,7 @@ export async function runBacktestCommand(
   const terminal = new LiveTerminal(io.err);
   reader.onProblem((p) => terminal.logStream.write(`backtest: ${p.message}\n`));
   const log = createLogger({
-    level: opts.logLevel ?? 'warn',
+    level: req.logLevel ?? 'warn',
     base: { role: 'backtest' },
     destination: terminal.logStream,
   });
@@ -114,15 +180,17 @@ export async function runBacktestCommand(
     rows: () =>
       reader.rows({
         pairs,
-        ...(fromMs === undefined ? {} : { fromMs }),
+        ...(fromMs === undefined ? {} : { fromMs: Math.floor(fromMs / HOUR_MS) * HOUR_MS }),
         ...(toMs === undefined ? {} : { toMs }),
       }),
     ...(fromMs === undefined ? {} : { fromMs }),
     ...(toMs === undefined ? {} : { toMs }),
     ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...(fees === undefined ? {} : { fees }),
+    ...(req.signal === undefined ? {} : { signal: req.signal }),
     log,
     strategiesDir: builtInStrategies(),
-    onProgress: (p) => progress.show(p),
+    onProgress: req.onProgress ?? ((p) => progress.show(p)),
     onFill: (pair, fill) => fillsFile.write(fillLine(pair, fill)),
   }).finally(() => fillsFile.close());
   terminal.clear();
@@ -139,7 +207,7 @@ export async function runBacktestCommand(
       problems: dataProblems(reader.problems),
     },
     pairs: result.reports,
-    ...(opts.fidelity === undefined ? {} : { fidelity: opts.fidelity(result) }),
+    ...(req.fidelity === undefined ? {} : { fidelity: req.fidelity(result) }),
   };
   if (reader.problems.length > 0) {
     io.out.write(`${reader.problems.length} problem(s) in the recording, listed in the report\n`);
@@ -223,7 +291,9 @@ export function summaryTable(r: BacktestResult): string {
     `pnl = spread + inventory - fees (quote currency, marked at the last mid)\n` +
     `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
     `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
-    `${r.events} events, latency ${r.latencyMs} ms a call (${LATENCY_FROM[r.latencyFrom]})\n`
+    `${r.events} events, latency ${r.latencyMs} ms a call (${LATENCY_FROM[r.latencyFrom]})\n` +
+    `fees at the start: ${r.fees.map((f) => `${f.pair} maker ${f.makerPct} %, taker ${f.takerPct} %`).join('; ')} ` +
+    `(30-day volume ${r.fees[0]?.volumeUsd ?? '0'} USD); queue rule ${r.queueRule}\n`
   );
 }
 
@@ -258,6 +328,39 @@ function timeOption(flag: string, text: string | undefined): number | undefined 
     );
   }
   return ms;
+}
+
+/** --maker-fee, --taker-fee (percent, one rung each) and --fee-volume (USD), when given. */
+function feeOptions(opts: BacktestCommandOptions): ReplayFees | undefined {
+  const makerPct = numberOption('--maker-fee', opts.makerFee, 100, 'a percent from 0 to 100');
+  const takerPct = numberOption('--taker-fee', opts.takerFee, 100, 'a percent from 0 to 100');
+  const volumeUsd = numberOption('--fee-volume', opts.feeVolume, Infinity, 'a USD volume >= 0');
+  if (makerPct === undefined && takerPct === undefined && volumeUsd === undefined) return undefined;
+  return {
+    ...(makerPct === undefined ? {} : { makerPct }),
+    ...(takerPct === undefined ? {} : { takerPct }),
+    ...(volumeUsd === undefined ? {} : { volumeUsd }),
+  };
+}
+
+function numberOption(
+  flag: string,
+  text: string | undefined,
+  max: number,
+  what: string,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) {
+    throw new InvalidInputError(flag, `must be ${what}, got ${text}`);
+  }
+  return n;
+}
+
+/** The rule's own spelling, once parseQueueRule accepts it. */
+function queueRuleOption(text: string): string {
+  parseQueueRule(text, '--queue-rule');
+  return text;
 }
 
 function latencyOption(text: string | undefined): number | undefined {

@@ -28,6 +28,7 @@ import {
   type EventCounts,
   type RecordedMarketStats,
   type ReplayAccount,
+  type ReplayFees,
 } from '../lab/replay/index.js';
 import { loadPairs, parseQueueRule } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
@@ -61,6 +62,10 @@ export interface BacktestOptions {
   readonly toMs?: number;
   /** Each call's round trip; default the recording's median (DEFAULT_LATENCY_MS if untimed). */
   readonly latencyMs?: number;
+  /** Fees instead of the recording's ladders, or the key's 30-day volume on them. */
+  readonly fees?: ReplayFees;
+  /** Stops the replay early; the run then cleans up and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
   readonly log: Logger;
   readonly strategiesDir: string;
   readonly onProgress?: (progress: DriverProgress) => void;
@@ -98,6 +103,15 @@ export interface PairResult {
 
 export type LatencySource = 'option' | 'recording' | 'default';
 
+/** What the replayed exchange charged a pair at the start (percent), from its ladders. */
+export interface StartFees {
+  readonly pair: string;
+  readonly makerPct: string;
+  readonly takerPct: string;
+  /** The key's 30-day volume the ladders were read at (USD). */
+  readonly volumeUsd: string;
+}
+
 export interface BacktestResult {
   readonly startMs: number;
   readonly endMs: number;
@@ -106,6 +120,9 @@ export interface BacktestResult {
   readonly latencyMs: number;
   /** Where the latency came from: --latency-ms, the recording's round trips, or the default. */
   readonly latencyFrom: LatencySource;
+  readonly fees: readonly StartFees[];
+  /** market.queue.rule: the fill model's (and the live estimator's) queue rule. */
+  readonly queueRule: string;
   readonly pairs: readonly PairResult[];
   /** Each pair's report part: PnL split, series, a sample of fills, markouts (src/lab/report). */
   readonly reports: readonly PairReport[];
@@ -141,6 +158,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     clock,
     latencyMs,
     queueRule: parseQueueRule(o.settings.market.queue.rule, 'market.queue.rule'),
+    ...(o.fees === undefined ? {} : { fees: o.fees }),
   });
   const prefix = `${o.settings.redis.prefix}:backtest:${randomUUID().slice(0, 8)}`;
   const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };
@@ -174,6 +192,13 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   });
   const simAccount = venue.ctx.accounts.get(account.key) as Account;
   const simPairs = pairNames.map((n) => venue.ctx.markets.requirePair(n));
+  const startVolume = venue.ctx.engine.volumeUsd(simAccount);
+  const fees = simPairs.map((p) => ({
+    pair: p.altname,
+    makerPct: venue.ctx.markets.feePercent(p, startVolume, true).toFixed(),
+    takerPct: venue.ctx.markets.feePercent(p, startVolume, false).toFixed(),
+    volumeUsd: startVolume.toFixed(),
+  }));
   const ratecountMax = new Map<string, number>();
   const driver = new ReplayDriver({
     clock,
@@ -182,6 +207,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     startMs: scan.firstMs,
     endMs: scan.lastMs,
     simTick: venue.runTicks,
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
     onStep: (progress) => {
       for (const pair of simPairs) {
         const level = venue.ctx.limits.ratecount(simAccount, pair).level(progress.nowMs);
@@ -259,6 +285,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   }
+  o.signal?.throwIfAborted();
 
   const role = runner as RunnerRole;
   const marks: (string | undefined)[] = [];
@@ -286,6 +313,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     events: driver.events,
     latencyMs,
     latencyFrom,
+    fees,
+    queueRule: settings.market.queue.rule,
     pairs: reports.map((r, i) => {
       const simPair = simPairs[i] as (typeof simPairs)[number];
       const refusals =

@@ -4,8 +4,10 @@ import type { DemoOptions } from './demo-command.js';
 import type { FlagCommandOptions } from './operator-commands.js';
 import type { RoleName } from './process-command.js';
 import type { RecordOptions } from './record-command.js';
+import type { RecordSimulatedOptions } from './record-simulated.js';
 import type { RoleCommandOptions } from './role-command.js';
 import type { SimOptions } from './sim-command.js';
+import type { SweepCommandOptions, SweepWorkerCommandOptions } from './sweep-command.js';
 
 /**
  * Every command, with its description and options. Each action imports the module that runs it
@@ -13,6 +15,8 @@ import type { SimOptions } from './sim-command.js';
  * the whole daemon (simulator, BullMQ, ioredis, undici): hence only types are imported here.
  */
 export function registerCommands(program: Command): void {
+  // `makerd backtest worker --config F` is the worker's --config, not backtest's.
+  program.enablePositionalOptions();
   program
     .command('sim')
     .description('run the exchange simulator (the paper-trading venue) until interrupted')
@@ -91,29 +95,68 @@ export function registerCommands(program: Command): void {
     .option('--seconds <n>', 'stop after this long; default: at Ctrl-C')
     .option('--min-free <MB>', 'refuse to start, or stop, below this much free disk (default 100)')
     .option('--log-level <level>', LOG_LEVEL_HELP)
-    .action(async (opts: RecordOptions) => (await import('./record-command.js')).runRecord(opts));
-
-  program
-    .command('backtest')
-    .description(
-      "replay a recording through the bot of a config file against the simulator's engine; prints a summary and writes report.json",
+    .option(
+      '--simulated',
+      "record the simulator's default flow instead (no exchange, no Redis), of the config's pairs",
     )
-    .requiredOption('--data <dir>', 'recording folder (as `makerd record` writes it)')
+    .option('--minutes <n>', 'with --simulated: how much of it')
+    .option('--seed <n>', "with --simulated: the flow's seed (default 7)")
+    .action(async (opts: RecordOptions & RecordSimulatedOptions & { simulated?: boolean }) => {
+      if (opts.simulated === true) {
+        await (await import('./record-simulated.js')).recordSimulated(opts);
+      } else {
+        await (await import('./record-command.js')).runRecord(opts);
+      }
+    });
+
+  const backtest = program
+    .command('backtest')
+    .enablePositionalOptions()
+    .description(
+      "replay a recording through the bot of a config file against the simulator's engine; prints a summary and writes report.json (or a sweep of many: --sweep)",
+    )
+    .option('--data <dir>', 'recording folder (as `makerd record` writes it)')
     .option('--config <file>', CONFIG_HELP)
     .option('--from <iso>', "start of the replay (default: the recording's start)")
     .option('--to <iso>', "end of the replay (default: the recording's end)")
     .option(
       '--out <dir>',
-      'where report.html, report.json, fills.jsonl and replay.json go (default ./backtest-<timestamp>/)',
+      "where report.html, report.json, fills.jsonl and replay.json go (default ./backtest-<timestamp>/); with --sweep, the sweep's folder (default ./sweep-<timestamp>/)",
     )
     .option(
       '--latency-ms <n>',
       "round trip of each call on the replay clock (default: the recording's median round trip)",
     )
+    .option('--maker-fee <percent>', "maker fee instead of the recording's maker ladder")
+    .option('--taker-fee <percent>', "taker fee instead of the recording's taker ladder")
+    .option('--fee-volume <usd>', "the key's 30-day volume, which places it on the fee ladders")
+    .option('--queue-rule <rule>', 'market.queue.rule for this run: linear, log, power or power:N')
+    .option('--sweep <file>', 'run the grid of a sweep file (docs/backtest.md#sweeps)')
+    .option('--jobs <n>', 'with --sweep: local worker processes (default: the cores; 0: none)')
+    .option(
+      '--split <fraction>',
+      'with --sweep: rank on this share of the recording, run the best on the rest',
+    )
+    .option('--top <n>', 'with --split: how many of the best settings run on the rest (default 5)')
+    .option('--rank-by <figure>', 'with --sweep: pnl (total PnL, the default) or pnl_bps')
     .option('--log-level <level>', LOG_LEVEL_HELP)
-    .action(async (opts: BacktestCommandOptions) => {
-      await (await import('./backtest-command.js')).runBacktestCommand(opts);
-    });
+    .action(async (opts: BacktestCommandOptions & Partial<SweepCommandOptions>) =>
+      (await import('./sweep-command.js')).runBacktestOrSweep(opts),
+    );
+  backtest
+    .command('worker')
+    .description(
+      "take jobs of the sweeps on the config's Redis (of one with --sweep-id), each run as makerd backtest; the recording and config at the same paths as the sweep's",
+    )
+    .option('--config <file>', `${CONFIG_HELP}: its redis.url and redis.prefix find the sweeps`)
+    .option(
+      '--sweep-id <id>',
+      'work on this sweep only and stop when it ends (default: every sweep, until Ctrl-C)',
+    )
+    .option('--log-level <level>', LOG_LEVEL_HELP)
+    .action(async (opts: SweepWorkerCommandOptions) =>
+      (await import('./sweep-command.js')).runSweepWorkerCommand(opts),
+    );
 
   program
     .command('halt')

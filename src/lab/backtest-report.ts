@@ -108,6 +108,7 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
       },
       fillRatePerHour: summary.fillRatePerHour ?? null,
       timeAtQuote: summary.timeAtQuote.both,
+      timeAtQuoteAny: summary.timeAtQuote.any,
       quoteDistanceBps: summary.quoteDistanceBps.mean ?? null,
       ratecount: {
         mean: (summary.ratecountUse.mean ?? 0) * ratecountMax,

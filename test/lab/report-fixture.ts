@@ -170,6 +170,7 @@ function fixturePair(p: FixturePair, seconds: number): PairReport {
       },
       fillRatePerHour: fills.length / (quoted / 3600),
       timeAtQuote: quoted / seconds,
+      timeAtQuoteAny: quoted / seconds,
       quoteDistanceBps: distance / quoted,
       ratecount: {
         mean: ratecount.reduce((s, v) => s + v, 0) / ratecount.length,

@@ -19,3 +19,11 @@ export type { RecordingProblem } from './problems.js';
 export { intervalsOf } from './intervals.js';
 export { Recorder, type RecorderOptions } from './recorder.js';
 export { tradesGapRow } from './trades-gap.js';
+export {
+  DEFAULT_SIMULATED_SEED,
+  DEFAULT_SIMULATED_START_MS,
+  PAPER_INTERVALS_MS,
+  simulateMarket,
+  writeSimulatedRecording,
+  type SimulatedMarketOptions,
+} from './simulated.js';

@@ -22,6 +22,8 @@ export interface DriverOptions {
   readonly simTick: (nowMs: number) => void;
   /** After each settled step (progress, samplers). */
   readonly onStep?: (progress: DriverProgress) => void;
+  /** Ends the run early, at the next step (the caller then drains and cleans up as at the end). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -45,11 +47,11 @@ export class ReplayDriver {
     return this.#events;
   }
 
-  /** Runs until the recording's end. */
+  /** Runs until the recording's end, or until the signal aborts. */
   async run(): Promise<void> {
-    const { clock, events, endMs } = this.#o;
+    const { clock, events, endMs, signal } = this.#o;
     await this.settle();
-    for (;;) {
+    while (signal?.aborted !== true) {
       const event = await events.peek(clock.now());
       const timerAt = clock.nextAt();
       const eventFirst = event !== undefined && (timerAt === undefined || event.atMs <= timerAt);
@@ -74,7 +76,7 @@ export class ReplayDriver {
         events: this.#events,
       });
     }
-    clock.jumpTo(endMs);
+    if (signal?.aborted !== true) clock.jumpTo(endMs);
   }
 
   /**

@@ -15,5 +15,10 @@ export {
 export { scanRecording, type RecordingScan } from './recording-scan.js';
 export { ReplayClock } from './replay-clock.js';
 export { ReplayBus, ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
-export { createReplayVenue, type ReplayAccount, type ReplayVenue } from './replay-venue.js';
+export {
+  createReplayVenue,
+  type ReplayAccount,
+  type ReplayFees,
+  type ReplayVenue,
+} from './replay-venue.js';
 export { DEFAULT_LATENCY_MS, SimTransport, type SimHandler } from './sim-transport.js';

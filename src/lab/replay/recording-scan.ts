@@ -9,7 +9,10 @@ export interface RecordingScan {
   readonly lastMs: number;
   /** Pair altnames with rows (key-wide rows excluded). */
   readonly pairs: readonly string[];
-  /** The first AssetPairs answer's result, by pair id. */
+  /**
+   * The pair rules in force at the start, by pair id: the last AssetPairs answer before it among
+   * the rows given (a recording asks again each hour), else the first within the span.
+   */
   readonly assetPairs: Readonly<Record<string, Record<string, unknown>>> | undefined;
   /** The first Depth answer's mid per pair, as a starting price. */
   readonly firstMid: ReadonlyMap<string, string>;
@@ -20,7 +23,10 @@ export interface RecordingScan {
   readonly roundTripMs: number | undefined;
 }
 
-/** Reads the rows once (streamed) within [fromMs, toMs]; an empty recording is refused. */
+/**
+ * Reads the rows once (streamed) within [fromMs, toMs]; an empty recording is refused. Rows before
+ * fromMs count only for their pair rules.
+ */
 export async function scanRecording(
   rows: AsyncIterable<RecordedRow>,
   fromMs = -Infinity,
@@ -32,9 +38,13 @@ export async function scanRecording(
   const pairs = new Set<string>();
   const firstMid = new Map<string, string>();
   let assetPairs: Record<string, Record<string, unknown>> | undefined;
+  let rulesBefore: Record<string, Record<string, unknown>> | undefined;
   // Round trips by whole ms: the median of a day of rows in a few hundred entries.
   const roundTrips = new Map<number, number>();
   for await (const row of rows) {
+    if (row.receivedMs < fromMs && row.endpoint === 'AssetPairs' && row.body !== undefined) {
+      rulesBefore = (resultOf(row.body) as typeof rulesBefore) ?? rulesBefore;
+    }
     if (row.receivedMs < fromMs || row.receivedMs > toMs) continue;
     count += 1;
     if (row.endpoint !== 'OwnOrders' && row.error === undefined && row.receivedMs > row.askedMs) {
@@ -65,7 +75,7 @@ export async function scanRecording(
     firstMs,
     lastMs,
     pairs: [...pairs].sort(),
-    assetPairs,
+    assetPairs: rulesBefore ?? assetPairs,
     firstMid,
     roundTripMs: median(roundTrips),
   };

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../core/index.js';
+import { Decimal, InvalidInputError } from '../../core/index.js';
 import type { QueueRule } from '../../market/index.js';
 import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../sim/defaults.js';
 import type { PairConfig } from '../../sim/config.js';
@@ -18,6 +18,18 @@ export interface ReplayAccount {
   readonly tier: string;
   readonly balances: Readonly<Record<string, string>>;
   readonly nonceWindow: number;
+}
+
+/**
+ * What the replayed exchange charges instead of the recording's fee ladders: `makerPct` and
+ * `takerPct` replace the maker and taker ladders of every replayed pair with one rung (percent);
+ * `volumeUsd` is the key's 30-day volume at the start, which places it on the ladders. The bot
+ * learns the result from TradeVolume, as it would live.
+ */
+export interface ReplayFees {
+  readonly makerPct?: number;
+  readonly takerPct?: number;
+  readonly volumeUsd?: number;
 }
 
 export interface ReplayVenue {
@@ -50,8 +62,10 @@ export function createReplayVenue(options: {
   readonly latencyMs: number;
   /** How the Depth-only fill model splits a level's unexplained decreases around our orders. */
   readonly queueRule: QueueRule;
+  readonly fees?: ReplayFees;
 }): ReplayVenue {
   const { scan, account, clock } = options;
+  const fees = options.fees ?? {};
   const { ctx, runTicks } = createSimContext({
     clock,
     idSeed: 1,
@@ -59,7 +73,7 @@ export function createReplayVenue(options: {
     userHistoryKept: REPLAY_HISTORY_KEPT,
     config: {
       assets: DEFAULT_ASSETS,
-      pairs: options.pairs.map((name) => pairConfig(scan, name)),
+      pairs: options.pairs.map((name) => withFees(pairConfig(scan, name), fees)),
       accounts: [
         {
           key: account.key,
@@ -73,11 +87,22 @@ export function createReplayVenue(options: {
       enforce_limits: true,
     },
   });
+  if (fees.volumeUsd !== undefined && fees.volumeUsd > 0) {
+    ctx.engine.creditVolumeUsd(ctx.accounts.require(account.key), new Decimal(fees.volumeUsd));
+  }
   const router = new Router();
   router.add(routesFor(ctx));
   const server = new SimServer(ctx, router, runTicks);
   const transport = new SimTransport(server, clock, options.latencyMs);
   return { ctx, server, transport, market: new RecordedMarket(ctx, options.queueRule), runTicks };
+}
+
+function withFees(pair: PairConfig, fees: ReplayFees): PairConfig {
+  return {
+    ...pair,
+    ...(fees.takerPct === undefined ? {} : { fees: [[0, fees.takerPct]] }),
+    ...(fees.makerPct === undefined ? {} : { fees_maker: [[0, fees.makerPct]] }),
+  };
 }
 
 /** A pair's rules from the recorded AssetPairs answer, else the simulator's default of that name. */

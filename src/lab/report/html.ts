@@ -160,6 +160,7 @@ ${line('Markout, bps: all (buy · sell)', () => '<td></td>')}
 ${markoutLines.join('\n')}
 ${line('Fill rate', (p) => cell(p, 'fill-rate', fixed(p.summary.fillRatePerHour, 1), 'per hour'))}
 ${line('Time at quote (both sides)', (p) => cell(p, 'time-at-quote', percent(p.summary.timeAtQuote)))}
+${line('Time at quote (either side)', (p) => cell(p, 'time-at-quote-any', percent(p.summary.timeAtQuoteAny)))}
 ${line('Quote distance to target', (p) => cell(p, 'quote-distance', fixed(p.summary.quoteDistanceBps, 2), 'bps'))}
 ${line('Ratecount mean · max', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="ratecount">${fixed(p.summary.ratecount.mean, 1)} · ${fixed(p.summary.ratecount.max, 1)}</span> <span class="unit">of ${p.series.ratecountMax}</span></td>`)}
 </tbody>

@@ -69,6 +69,8 @@ export interface PairSummary {
   readonly fillRatePerHour: number | null;
   /** Share of the run (0..1) with both sides quoted. */
   readonly timeAtQuote: number;
+  /** Share of the run (0..1) with at least one side quoted. */
+  readonly timeAtQuoteAny: number;
   /** Time-weighted mean |resting − target| / target, bps; null when never quoted. */
   readonly quoteDistanceBps: number | null;
   /** The matching engine's ratecount for this pair: time-weighted mean and peak level. */

@@ -332,6 +332,10 @@ export class MatchingEngine implements Engine {
     return this.#accountBook(account).volume.total(this.#depth > 0 ? this.#now : this.#clock());
   }
 
+  creditVolumeUsd(account: Account, usd: Decimal): void {
+    this.#accountBook(account).volume.add(this.#clock(), usd);
+  }
+
   /** Fees collected by the exchange so far, per asset (for reconciliation). */
   collectedFees(): ReadonlyMap<string, Decimal> {
     return this.#fees;

@@ -245,6 +245,8 @@ export interface Engine {
   lastTrade(pair: SimPair): PublicTrade | undefined;
   /** The account's 30-day traded volume in USD (fee tiers, TradeVolume). */
   volumeUsd(account: Account): Decimal;
+  /** Adds volume traded before now to the account's 30-day window (a backtest's fee tier). */
+  creditVolumeUsd(account: Account, usd: Decimal): void;
   /** Runs time-driven work due at `nowMs`: starttm activation, GTD expiry, triggers. */
   tick(nowMs: number): void;
 }
