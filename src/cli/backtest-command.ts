@@ -268,6 +268,7 @@ export function summaryTable(r: BacktestResult): string {
       'pnl',
       'ratecount max',
       'refusals',
+      'queue error',
     ],
     ...r.pairs.map((p) => [
       p.pair,
@@ -280,6 +281,7 @@ export function summaryTable(r: BacktestResult): string {
       round(p.pnl.total),
       String(p.ratecountMax),
       String(Object.values(p.refusals).reduce((a, b) => a + b, 0)),
+      queueError(r.reports.find((x) => x.pair === p.pair)?.queue?.meanPercent),
     ]),
   ];
   const widths =
@@ -288,7 +290,8 @@ export function summaryTable(r: BacktestResult): string {
   const span = r.endMs - r.startMs;
   return (
     `${lines.join('\n')}\n` +
-    `pnl = spread + inventory - fees (quote currency, marked at the last mid)\n` +
+    `pnl = spread + inventory - fees (quote currency, marked at the last mid); queue error: the ` +
+    `estimator's |ahead - exact| over the level's volume, mean\n` +
     `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
     `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
     `${r.events} events, latency ${r.latencyMs} ms a call (${LATENCY_FROM[r.latencyFrom]})\n` +
@@ -302,6 +305,10 @@ const LATENCY_FROM: Readonly<Record<LatencySource, string>> = {
   recording: "the recording's median round trip",
   default: 'default: the recording timed no call',
 };
+
+function queueError(percent: number | null | undefined): string {
+  return percent === null || percent === undefined ? '-' : `${percent.toFixed(1)} %`;
+}
 
 function round(text: string): string {
   return Number(text).toFixed(2);

@@ -21,6 +21,7 @@ import {
   ReplayClock,
   ReplayDriver,
   ReplayExecutor,
+  QueueCheck,
   RecordedEvents,
   createReplayVenue,
   scanRecording,
@@ -192,6 +193,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   });
   const simAccount = venue.ctx.accounts.get(account.key) as Account;
   const simPairs = pairNames.map((n) => venue.ctx.markets.requirePair(n));
+  const queueChecks = new Map(simPairs.map((p) => [p.id, new QueueCheck(account.key)]));
   const startVolume = venue.ctx.engine.volumeUsd(simAccount);
   const fees = simPairs.map((p) => ({
     pair: p.altname,
@@ -254,7 +256,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       log: o.log.child({ component: 'executor' }),
     });
     await executor.start();
-    runner = await startRunnerRole({
+    const started = await startRunnerRole({
       settings,
       log: o.log,
       registry,
@@ -267,6 +269,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         onFillSettled: onFill,
       },
     });
+    started.runner.onTick((report) => {
+      const simPair = simPairs.find((p) => p.id === report.pair);
+      if (simPair === undefined) return;
+      queueChecks
+        .get(simPair.id)
+        ?.observe(report.snapshot.queue, () => venue.ctx.engine.book(simPair));
+    });
+    runner = started;
   };
   try {
     venue.transport.latencyMs = 0;
@@ -300,11 +310,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     }
     const summary = pnl.summary();
     marks.push(summary.mark?.toFixed());
-    return pairReport(
-      pair,
-      { summary, series: pnl.series(), fills: fills.get(simPair.id) ?? new ReportFills() },
-      MATCHING_ENGINE[settings.exchange.tier].max,
-    );
+    return {
+      ...pairReport(
+        pair,
+        { summary, series: pnl.series(), fills: fills.get(simPair.id) ?? new ReportFills() },
+        MATCHING_ENGINE[settings.exchange.tier].max,
+      ),
+      queue: (queueChecks.get(simPair.id) as QueueCheck).figures(),
+    };
   });
   return {
     startMs: scan.firstMs,

@@ -22,3 +22,4 @@ export {
   type ReplayVenue,
 } from './replay-venue.js';
 export { DEFAULT_LATENCY_MS, SimTransport, type SimHandler } from './sim-transport.js';
+export { QueueCheck, type QueueErrorFigures } from './queue-check.js';

@@ -55,6 +55,19 @@ export interface PairReport {
    */
   readonly fills: readonly FillPoint[];
   readonly markouts: MarkoutCurves;
+  /**
+   * The live queue estimator against the replayed exchange's exact queue, at every tick, for
+   * every resting order of ours it placed (src/lab/replay/queue-check.ts); absent in reports
+   * written before it was measured.
+   */
+  readonly queue?: {
+    readonly samples: number;
+    /** Samples where others rested at the order's price (the rest: ours alone there). */
+    readonly shared: number;
+    /** Mean |estimated − exact| ahead over the level's market volume, percent. */
+    readonly meanPercent: number | null;
+    readonly meanAbsAhead: number | null;
+  };
 }
 
 export interface PairSummary {

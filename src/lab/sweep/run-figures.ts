@@ -26,8 +26,13 @@ export interface PairFigures {
   readonly rate_limit_refusals: number;
   /** Order-entry calls the exchange refused for anything else (post-only, funds...). */
   readonly engine_refusals: number;
-  /** The queue estimator's error against the exact queue, when the run's report has it. */
+  /**
+   * The live queue estimator against the replayed exchange's exact queue: mean |ahead error| over
+   * the level's volume, percent (src/lab/replay/queue-check.ts); null without a sample.
+   */
   readonly queue_error: number | null;
+  /** Share (0..1) of those samples where other orders rested at ours' price; null without any. */
+  readonly queue_shared: number | null;
 }
 
 /** One run's figures, its pairs summed where a sum means something. */
@@ -86,7 +91,7 @@ function pairFigures(p: PairReport, refusals: Readonly<Record<string, number>>):
     if (RATE_LIMIT.test(error)) rateLimited += n;
     else other += n;
   }
-  const queueError = (p as { readonly queueError?: unknown }).queueError;
+  const queueError = p.queue?.meanPercent;
   return {
     fills: s.fills,
     volume_base: s.volumeBase,
@@ -102,7 +107,11 @@ function pairFigures(p: PairReport, refusals: Readonly<Record<string, number>>):
     ratecount_max_pct: max > 0 ? round((s.ratecount.max / max) * 100, 1) : 0,
     rate_limit_refusals: rateLimited,
     engine_refusals: other,
-    queue_error: typeof queueError === 'number' && Number.isFinite(queueError) ? queueError : null,
+    queue_error: queueError ?? null,
+    queue_shared:
+      p.queue === undefined || p.queue.samples === 0
+        ? null
+        : round(p.queue.shared / p.queue.samples, 4),
   };
 }
 

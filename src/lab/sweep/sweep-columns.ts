@@ -29,6 +29,7 @@ export const PAIR_FIGURES: readonly (keyof PairFigures)[] = [
   'rate_limit_refusals',
   'engine_refusals',
   'queue_error',
+  'queue_shared',
 ];
 
 /**

@@ -128,6 +128,9 @@ describe('backtest', () => {
     assert.ok(pair.series.tMs.length >= 60, `${pair.series.tMs.length} chart points for 90 s`);
     assert.equal(pair.series.pnlTotal.at(-1), Number(pnl.total), 'the chart ends at the total');
     assert.deepEqual(pair.markouts.horizonsMs, [1_000, 10_000, 60_000]);
+    // The live queue estimator was checked against the replayed exchange's exact queue.
+    assert.ok((pair.queue?.samples ?? 0) > 0, 'queue estimates were compared');
+    assert.ok(Number.isFinite(pair.queue?.meanPercent), 'with a mean error');
     assert.ok(pair.summary.ratecount.max > 0, 'the ratecount model was read on the replay clock');
     assert.deepEqual(report.run.problems, []);
     assert.match(readFileSync(join(outDir, 'report.html'), 'utf8'), /<canvas|uPlot/);

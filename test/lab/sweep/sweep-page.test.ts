@@ -29,6 +29,7 @@ function ok(pnl: string, bps: number | null, refusals = 0): RunResult {
         rate_limit_refusals: refusals,
         engine_refusals: 0,
         queue_error: null,
+        queue_shared: null,
       },
     },
     pnl_total: pnl,
