@@ -386,6 +386,8 @@ export default defineStrategy({
       floor,
       model: {
         fit: reason === undefined ? 'ok' : 'fallback',
+        // The same as a number, so makerd_strategy_model can alert on a fit stuck in fallback.
+        fallback: reason === undefined ? 0 : 1,
         ...(reason === undefined ? {} : { reason }),
         ...model.figures,
         q: round(q),

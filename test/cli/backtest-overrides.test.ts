@@ -91,7 +91,7 @@ describe('backtest overrides', () => {
     assert.match(summary, /; queue rule power:2$/m);
     await assert.rejects(run({ queueRule: 'cube' }, 'cube'), {
       message:
-        '--queue-rule: "cube" is not a queue rule; use linear, log, power or power:N (0 < N <= 10)',
+        '--queue-rule: "cube" is not a queue rule; use linear, log, risk-averse, power or power:N (0 < N <= 10)',
     });
     await assert.rejects(run({ makerFee: '101' }, 'bad-fee'), {
       message: '--maker-fee: must be a percent from 0 to 100, got 101',

@@ -206,3 +206,41 @@ void describe('PairPnl: PnL split and markouts', () => {
     assert.deepEqual(json.markouts, [{ horizonMs: 1_000, value: '0', fills: 0, pending: 1 }]);
   });
 });
+
+void describe('PairPnl: adverse selection of the newest fills', () => {
+  void it('is how far the mid moved against each fill within the horizon, volume-weighted', () => {
+    const p = new PairPnl();
+    p.mid(0, dec('100'));
+    // A buy, then the mid falls 20 bps: 20 bps against it. A sell (three times the volume),
+    // then the mid falls 10 bps: 10 bps in its favour.
+    p.fill(fill(0, 'buy', '99.9', '1'));
+    p.mid(10_000, dec('99.8'));
+    p.fill(fill(10_000, 'sell', '99.9', '3'));
+    p.mid(20_000, dec('99.7'));
+    const a = p.adverseSelection(10_000, 50);
+    // (1 × 20 + 3 × −10.02004...) / 4: the sell's mid was 99.8, 10 s later 99.7.
+    const sellMove = dec('99.7').minus('99.8').div('99.8');
+    const expected = dec('-0.002').neg().plus(sellMove.times(3)).div(4).times(10_000);
+    assert.equal(a.bps.toFixed(8), expected.toFixed(8));
+    assert.equal(a.fills, 2);
+    assert.equal(a.horizonMs, 10_000);
+  });
+
+  void it('counts only the newest `window` fills whose markout is known', () => {
+    const p = new PairPnl();
+    p.mid(0, dec('100'));
+    p.fill(fill(0, 'buy', '99.9', '1'));
+    p.mid(10_000, dec('99.5'));
+    p.fill(fill(10_000, 'buy', '99.4', '1'));
+    p.mid(20_000, dec('99.5'));
+    // The second buy's mid did not move; the first's fell 50 bps, outside a window of one.
+    assert.equal(p.adverseSelection(10_000, 1).bps.toFixed(), '0');
+    assert.equal(p.adverseSelection(10_000, 2).bps.toFixed(), '25');
+    p.fill(fill(20_000, 'sell', '99.6', '1'));
+    assert.equal(p.adverseSelection(10_000, 5).fills, 2, 'a pending markout is not counted');
+  });
+
+  void it('refuses a horizon it does not measure', () => {
+    assert.throws(() => new PairPnl().adverseSelection(5_000, 10), InvalidInputError);
+  });
+});

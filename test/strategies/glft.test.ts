@@ -153,6 +153,7 @@ void describe('glft quotes', () => {
     closeDec(find(quotes, 'buy')?.price, '99.70411439143', 'bid');
     closeDec(find(quotes, 'sell')?.price, '100.29588560857', 'ask');
     assert.equal(model?.fit, 'ok');
+    assert.equal(model?.fallback, 0);
     assert.equal(model?.reason, undefined);
     assert.equal(model?.samples, 8);
     assert.equal(model?.bins, 4);
@@ -322,6 +323,7 @@ void describe('glft fallback', () => {
       ['99.45', '100.55'],
     );
     assert.equal(model?.fit, 'fallback');
+    assert.equal(model?.fallback, 1, 'numeric, for the gauge');
     assert.equal(model?.reason, 'too few trades (0 < 100)');
     assert.equal(model?.samples, 0);
     assert.equal(model?.skew_bps, 0);
