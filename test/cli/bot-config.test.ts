@@ -64,7 +64,7 @@ describe('daemon configuration', () => {
     const c = loadBotConfig(PAPER, {});
     assert.deepEqual(
       c.pairs.map((p) => `${p.pair}:${p.strategy.name}`),
-      ['XBTUSD:spread', 'ETHUSD:avellaneda-stoikov'],
+      ['XBTUSD:spread', 'ETHUSD:glft'],
     );
     assert.equal(c.exchange.credentials.from, 'simulator');
   });

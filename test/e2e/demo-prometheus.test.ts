@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { freePort } from '../../src/cli/free-port.js';
 import { freshPrefix } from '../support/redis.js';
+import { BOTH_PAIRS_TRADING, paperConfigText } from '../support/paper-config.js';
 import { makerd, stop } from '../support/spawn.js';
 import { until, type SimStateView } from '../support/until.js';
 
@@ -58,10 +59,14 @@ describe('end to end: makerd demo scraped by Prometheus', () => {
     const [httpPort, promPort] = [await freePort(), await freePort()];
     const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
     const prefix = freshPrefix();
-    const demo = makerd(['demo', '--json', '--seconds', String(RUN_S + 8), '--status-every', '5'], {
-      MAKERD_HTTP_PORT: String(httpPort),
-      MAKERD_REDIS_PREFIX: prefix,
-    });
+    // Both pairs quoted close enough to trade within the minute: the paper config's own settings
+    // trade a few times an hour.
+    const config = join(dir, 'demo.yaml');
+    writeFileSync(config, paperConfigText({ pairs: BOTH_PAIRS_TRADING, prefix }).text);
+    const demo = makerd(
+      ['demo', '--config', config, '--json', '--seconds', String(RUN_S + 8), '--status-every', '5'],
+      { MAKERD_HTTP_PORT: String(httpPort), MAKERD_REDIS_PREFIX: prefix },
+    );
     writeFileSync(
       join(dir, 'prometheus.yml'),
       stringify({

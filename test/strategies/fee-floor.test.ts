@@ -14,13 +14,13 @@ import { snapshot, type SnapshotFields } from './snapshot-fixture.js';
 
 /** Options that put each strategy's own quotes well inside a 30 bps floor around mid 100. */
 const TIGHT: readonly [string, StrategyPlugin<TSchema, unknown>, Record<string, unknown>][] = [
-  ['spread', spread as StrategyPlugin<TSchema, unknown>, { min_spread_bps: 10 }],
+  ['spread', spread, { min_spread_bps: 10 }],
   [
     'avellaneda-stoikov',
-    avellanedaStoikov as StrategyPlugin<TSchema, unknown>,
+    avellanedaStoikov,
     { order_book_liquidity: 1000, min_spread_bps: 0, initial_volatility: 0 },
   ],
-  ['glft', glft as StrategyPlugin<TSchema, unknown>, { fallback_half_spread_bps: 0 }],
+  ['glft', glft, { fallback_half_spread_bps: 0 }],
 ];
 
 /** Mid 100 on a wide book, maker fee 25 bps, our last 20 fills met 3 bps of adverse selection. */
@@ -47,7 +47,7 @@ describe('the fee floor of the built-in strategies', () => {
       assert.ok(result.quotes.length >= 2, 'it quotes both sides');
       for (const q of result.quotes) {
         const distance = q.price.minus(100).abs().div(100).times(10_000);
-        assert.ok(distance.gte(30), `${q.side} at ${q.price.toFixed()}: ${distance} bps`);
+        assert.ok(distance.gte(30), `${q.side} at ${q.price.toFixed()}: ${distance.toFixed()} bps`);
       }
       const bid = result.quotes.find((q) => q.side === 'buy' && q.level === 0);
       assert.equal(bid?.price.toFixed(), '99.7', 'the floor binds: the strategy wanted closer');
@@ -79,7 +79,7 @@ describe('the fee floor of the built-in strategies', () => {
 
   it('a favourable markout never lowers the floor below the fee and the edge', () => {
     const result = quote(
-      spread as StrategyPlugin<TSchema, unknown>,
+      spread,
       { min_spread_bps: 10 },
       {
         ...MARKET,
@@ -92,7 +92,7 @@ describe('the fee floor of the built-in strategies', () => {
 
   it("follows the key's fee: at a 0 % maker fee only adverse selection and edge remain", () => {
     const result = quote(
-      spread as StrategyPlugin<TSchema, unknown>,
+      spread,
       { min_spread_bps: 2 },
       {
         ...MARKET,

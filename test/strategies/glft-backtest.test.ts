@@ -2,8 +2,9 @@
  * glft end to end: a backtest of a few simulated minutes of the simulator's default flow, through
  * the live runner, risk gate, executor and rate-limit models (src/cli/backtest-run.ts).
  */
+import { paperConfigText } from '../support/paper-config.js';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +12,6 @@ import { runBacktest } from '../../src/cli/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../src/cli/role-command.js';
 import type { RecordedRow } from '../../src/lab/recording/format.js';
 import { silentLogger } from '../../src/obs/index.js';
-import { REDIS_URL, freshPrefix } from '../support/redis.js';
 import { fromArray, synthesiseRecording } from '../lab/replay/synth-recording.js';
 
 const START_MS = Date.UTC(2026, 10, 1);
@@ -19,28 +19,13 @@ const MINUTES = 8;
 
 /** config/paper.yaml with XBTUSD alone, quoted by glft around the paper account's 2 XBT. */
 function writeConfig(dir: string): string {
-  const paper = readFileSync(new URL('../../config/paper.yaml', import.meta.url), 'utf8');
-  const text = paper
-    .replace(
-      /^redis:\n {2}url: .*\n {2}prefix: .*$/m,
-      `redis:\n  url: ${REDIS_URL}\n  prefix: ${freshPrefix()}`,
-    )
-    .replace(
-      /^pairs:\n[\s\S]*?(?=^# Polls)/m,
-      [
-        'pairs:',
-        '  - pair: XBTUSD',
-        '    strategy:',
-        '      name: glft',
-        "      options: { order_size: '0.01', target_base: '2', max_position: '0.1' }",
-        '',
-        '',
-      ].join('\n'),
-    )
-    .replace(
-      'sim_config: sim.yaml',
-      `sim_config: ${new URL('../../config/sim.yaml', import.meta.url).pathname}`,
-    );
+  const { text } = paperConfigText({
+    strategy: [
+      '    strategy:',
+      '      name: glft',
+      "      options: { order_size: '0.01', target_base: '2', max_position: '0.1' }",
+    ],
+  });
   const file = join(dir, 'glft.yaml');
   writeFileSync(file, text);
   return file;

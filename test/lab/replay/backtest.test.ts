@@ -11,27 +11,15 @@ import { dec } from '../../../src/core/index.js';
 import type { RecordedRow } from '../../../src/lab/recording/format.js';
 import type { BacktestReport } from '../../../src/lab/report/index.js';
 import { silentLogger } from '../../../src/obs/index.js';
-import { REDIS_URL, freshPrefix } from '../../support/redis.js';
+import { paperConfigText } from '../../support/paper-config.js';
 import { fromArray, synthesiseRecording, writeRecording } from './synth-recording.js';
 
 const START_MS = Date.UTC(2026, 10, 1);
 
-/** The paper config with one pair, this test's Redis and a fresh prefix. */
+/** The paper config with one pair quoted by a spread that trades often, and a fresh prefix. */
 function writeConfig(dir: string, pair: string): string {
-  const paper = readFileSync(new URL('../../../config/paper.yaml', import.meta.url), 'utf8');
-  const text = paper
-    .replace(
-      /^redis:\n {2}url: .*\n {2}prefix: .*$/m,
-      `redis:\n  url: ${REDIS_URL}\n  prefix: ${freshPrefix()}`,
-    )
-    .replace(/^ {2}- pair: ETHUSD[\s\S]*?(?=^market:)/m, '')
-    .replace('- pair: XBTUSD', `- pair: ${pair}`)
-    .replace(
-      'sim_config: sim.yaml',
-      `sim_config: ${new URL('../../../config/sim.yaml', import.meta.url).pathname}`,
-    );
   const file = join(dir, `${pair}.yaml`);
-  writeFileSync(file, text);
+  writeFileSync(file, paperConfigText({ pair }).text);
   return file;
 }
 
