@@ -11,29 +11,9 @@ import type { SpotClient } from '../../src/exchange/index.js';
 import type { MarketFeed, OwnResting } from '../../src/market/index.js';
 import spread from '../../strategies/spread.js';
 import { contextFor } from '../strategies/harness.js';
-import { startHarness, type Harness } from './sim-harness.js';
+import { limitOrder, startHarness, type Harness } from './sim-harness.js';
 
 const PAIR = 'XXBTZUSD';
-
-async function limit(
-  client: SpotClient,
-  side: 'buy' | 'sell',
-  price: string,
-  volume: string,
-  extra: { userref?: number; oflags?: string } = {},
-): Promise<string> {
-  const res = await client.addOrder({
-    pair: 'XBTUSD',
-    type: side,
-    ordertype: 'limit',
-    price,
-    volume,
-    ...extra,
-  });
-  const txid = res.result.txid?.[0];
-  assert.ok(txid);
-  return txid;
-}
 
 describe('the market without us, on the simulator', () => {
   let h: Harness;
@@ -47,11 +27,11 @@ describe('the market without us, on the simulator', () => {
     const others = h.sim.client({ key: h.sim.addAccount() });
     taker = h.sim.client({ key: h.sim.addAccount() });
     const ours = h.client(h.sim.addAccount({ tier: 'pro' }), 'pro');
-    await limit(others, 'buy', '59990.0', '1');
-    await limit(others, 'sell', '60010.0', '0.3');
-    await limit(others, 'sell', '60020.0', '1');
+    await limitOrder(others, 'buy', '59990.0', '1');
+    await limitOrder(others, 'sell', '60010.0', '0.3');
+    await limitOrder(others, 'sell', '60020.0', '1');
     const userref = encodeUserref(5, { side: 'sell', level: 0 }, 1);
-    const txid = await limit(ours, 'sell', '60015.0', '0.05', { userref, oflags: 'post' });
+    const txid = await limitOrder(ours, 'sell', '60015.0', '0.05', { userref, oflags: 'post' });
     tracked.push({
       txid,
       side: 'sell',

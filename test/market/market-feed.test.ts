@@ -9,29 +9,9 @@ import {
   type ModeDecision,
   type OrdersView,
 } from '../../src/market/index.js';
-import { startHarness, type Harness } from './sim-harness.js';
+import { limitOrder, startHarness, type Harness } from './sim-harness.js';
 
 const PAIR = 'XXBTZUSD';
-
-async function limit(
-  client: SpotClient,
-  side: 'buy' | 'sell',
-  price: string,
-  volume: string,
-  extra: { userref?: number; oflags?: string } = {},
-): Promise<string> {
-  const res = await client.addOrder({
-    pair: 'XBTUSD',
-    type: side,
-    ordertype: 'limit',
-    price,
-    volume,
-    ...extra,
-  });
-  const txid = res.result.txid?.[0];
-  assert.ok(txid);
-  return txid;
-}
 
 describe('MarketFeed against the simulator: book, own orders, orders views', () => {
   let h: Harness;
@@ -47,11 +27,11 @@ describe('MarketFeed against the simulator: book, own orders, orders views', () 
     const key = h.sim.addAccount({ tier: 'pro' });
     const client = h.client(key, 'pro');
     other = h.sim.client({ key: h.sim.addAccount() });
-    await limit(other, 'sell', '50000.0', '0.5');
-    await limit(other, 'buy', '47000.0', '0.3');
-    ourTxid = await limit(client, 'buy', '49000.0', '0.2', { userref, oflags: 'post' });
+    await limitOrder(other, 'sell', '50000.0', '0.5');
+    await limitOrder(other, 'buy', '47000.0', '0.3');
+    ourTxid = await limitOrder(client, 'buy', '49000.0', '0.2', { userref, oflags: 'post' });
     // Someone else's order of the same key, from another bot instance.
-    await limit(client, 'buy', '48000.0', '0.1', {
+    await limitOrder(client, 'buy', '48000.0', '0.1', {
       userref: encodeUserref(9, { side: 'buy', level: 3 }, 2),
     });
     ({ feed } = await h.feed(client, ['XBTUSD']));
@@ -113,7 +93,7 @@ describe('MarketFeed against the simulator: book, own orders, orders views', () 
   });
 
   it('hands on each OpenOrders answer as a view: a partial fill, then the order gone', async () => {
-    await limit(other, 'sell', '49000.0', '0.05');
+    await limitOrder(other, 'sell', '49000.0', '0.05');
     const seen = views.length;
     await h.run(4_000);
     const partial = views.at(-1);
@@ -121,7 +101,7 @@ describe('MarketFeed against the simulator: book, own orders, orders views', () 
     assert.equal(partial.open[ourTxid]?.vol_exec, '0.05000000');
     assert.equal(partial.open[ourTxid]?.userref, userref);
     assert.ok(partial.askedAtMs <= h.clock.now());
-    await limit(other, 'sell', '49000.0', '0.5');
+    await limitOrder(other, 'sell', '49000.0', '0.5');
     await h.run(4_000);
     assert.equal(views.at(-1)?.open[ourTxid], undefined, 'filled: gone from the view');
     const s = feed.snapshot(PAIR);

@@ -7,32 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseWithSchema } from '../../src/core/index.js';
-import type { SpotClient } from '../../src/exchange/index.js';
 import { MarketConfig, MarketMetrics, type MarketFeed } from '../../src/market/index.js';
 import type { Account } from '../../src/sim/state/accounts.js';
 import { SimQueueView } from './queue-lab.js';
-import { startHarness, type Harness } from './sim-harness.js';
+import { limitOrder, startHarness, type Harness } from './sim-harness.js';
 
 const PAIR = 'XXBTZUSD';
 const BID = '49000.0';
-
-async function order(
-  client: SpotClient,
-  side: 'buy' | 'sell',
-  price: string,
-  volume: string,
-  timeinforce?: 'IOC',
-): Promise<string> {
-  const res = await client.addOrder({
-    pair: 'XBTUSD',
-    type: side,
-    ordertype: 'limit',
-    price,
-    volume,
-    ...(timeinforce === undefined ? {} : { timeinforce }),
-  });
-  return res.result.txid?.[0] ?? '';
-}
 
 async function start(level3: boolean) {
   const h = await startHarness();
@@ -77,11 +58,11 @@ describe('MarketFeed queue estimate from Depth and Trades', () => {
   before(async () => {
     s = await start(false);
     ({ h, feed } = s);
-    await order(s.others, 'buy', BID, '0.4');
-    await order(s.others, 'sell', '51000.0', '1');
+    await limitOrder(s.others, 'buy', BID, '0.4');
+    await limitOrder(s.others, 'sell', '51000.0', '1');
     feed.start();
     await h.run(3_000);
-    txid = await order(s.client, 'buy', BID, '0.2');
+    txid = await limitOrder(s.client, 'buy', BID, '0.2');
     await h.run(3_000);
   });
   after(() => h.close());
@@ -91,8 +72,8 @@ describe('MarketFeed queue estimate from Depth and Trades', () => {
     assert.equal(place()?.ahead.toFixed(), '0.4');
     assert.equal(place()?.source, 'depth');
     assert.equal(place()?.rule, 'power:2');
-    await order(s.others, 'buy', BID, '0.3');
-    await order(s.taker, 'sell', BID, '0.1', 'IOC');
+    await limitOrder(s.others, 'buy', BID, '0.3');
+    await limitOrder(s.taker, 'sell', BID, '0.1', { timeinforce: 'IOC' });
     // Past the next Trades poll (every 5 s) and the Depth after it.
     await h.run(7_000);
     exact();
@@ -109,7 +90,7 @@ describe('MarketFeed queue estimate from Depth and Trades', () => {
   });
 
   it('forgets our order once it has left the book', async () => {
-    await order(s.taker, 'sell', '48000.0', '1', 'IOC');
+    await limitOrder(s.taker, 'sell', '48000.0', '1', { timeinforce: 'IOC' });
     await h.run(2_000);
     assert.equal(s.view.exact(txid), undefined);
     assert.equal(place(), undefined);
@@ -121,20 +102,20 @@ describe('MarketFeed queue estimate from Level3', () => {
 
   before(async () => {
     s = await start(true);
-    await order(s.others, 'buy', BID, '0.4');
+    await limitOrder(s.others, 'buy', BID, '0.4');
     s.feed.start();
     await s.h.run(3_000);
   });
   after(() => s.h.close());
 
   it('takes the exact place from each Level3 answer', async () => {
-    const txid = await order(s.client, 'buy', BID, '0.2');
+    const txid = await limitOrder(s.client, 'buy', BID, '0.2');
     await s.h.run(6_000);
     // A cancel ahead and as much joining behind: Depth alone would see nothing move.
     const first = s.view.level3().bids[0];
     assert.ok(first !== undefined && first.orderId !== txid);
     await s.others.cancelOrder({ txid: first.orderId });
-    await order(s.others, 'buy', BID, '0.4');
+    await limitOrder(s.others, 'buy', BID, '0.4');
     await s.h.run(6_000);
     const got = s.feed.snapshot(PAIR).queue.find((q) => q.txid === txid);
     const truth = s.view.exact(txid);

@@ -3,6 +3,7 @@
  * between steps, the test waits (in real time) until every HTTP call in flight has been answered,
  * so simulated time never runs ahead of I/O.
  */
+import assert from 'node:assert/strict';
 import { ManualClock, parseWithSchema, type PairInfo } from '../../src/core/index.js';
 import {
   RestLimiter,
@@ -35,6 +36,27 @@ export interface Harness {
     overrides?: Partial<MarketFeedOptions> & { config?: MarketConfig; tier?: Tier },
   ): Promise<{ feed: MarketFeed; pairs: PairInfo[] }>;
   close(): Promise<void>;
+}
+
+/** A limit order on XBTUSD, its txid (asserted: the simulator accepted it). */
+export async function limitOrder(
+  client: SpotClient,
+  side: 'buy' | 'sell',
+  price: string,
+  volume: string,
+  extra: { userref?: number; oflags?: string; timeinforce?: 'IOC' } = {},
+): Promise<string> {
+  const res = await client.addOrder({
+    pair: 'XBTUSD',
+    type: side,
+    ordertype: 'limit',
+    price,
+    volume,
+    ...extra,
+  });
+  const txid = res.result.txid?.[0];
+  assert.ok(txid, `the simulator took the ${side} at ${price}`);
+  return txid;
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

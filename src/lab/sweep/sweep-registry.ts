@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import { errorMessage, InvalidInputError } from '../../core/index.js';
 
 /** What a worker needs to know of a sweep before taking its jobs: where its files are. */
 export interface SweepMeta {
@@ -12,6 +13,21 @@ export interface SweepMeta {
   /** host:pid of the process that runs the sweep. */
   readonly host: string;
   readonly startedMs: number;
+}
+
+/**
+ * A connection to the sweep's Redis, as BullMQ wants it (no retry limit per request); one that
+ * cannot connect is refused in one line naming redis.url.
+ */
+export async function connectSweepRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new InvalidInputError('redis.url', `cannot connect: ${errorMessage(err)}`);
+  }
+  return redis;
 }
 
 /**

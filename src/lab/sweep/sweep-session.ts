@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
-import { errorMessage, InvalidInputError, type Clock } from '../../core/index.js';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../../core/index.js';
 import type { RunFigures } from './run-figures.js';
 import type { RunResult, SweepRow } from './results.js';
 import { jobId, type SweepJobData, type SweepJobProgress, type SweepPhase } from './sweep-job.js';
-import { SweepRegistry, type SweepMeta } from './sweep-registry.js';
+import { connectSweepRedis, SweepRegistry, type SweepMeta } from './sweep-registry.js';
 
 /** The sweep's marker lives this long unless refreshed: workers leave a dead sweep this soon. */
 const MARKER_TTL_MS = 30_000;
@@ -53,13 +53,7 @@ export class SweepSession {
     },
     events: SweepJobEvents,
   ): Promise<SweepSession> {
-    const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    try {
-      await redis.connect();
-    } catch (err) {
-      redis.disconnect();
-      throw new InvalidInputError('redis.url', `cannot connect: ${errorMessage(err)}`);
-    }
+    const redis = await connectSweepRedis(o.redisUrl);
     const session = new SweepSession(redis, o.prefix);
     await session.#clearStale();
     await session.#registry.open(

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { WaitingError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
-import { errorMessage, InvalidInputError, type Clock } from '../../core/index.js';
+import type { Redis } from 'ioredis';
+import { InvalidInputError, type Clock } from '../../core/index.js';
 import { runFigures, type RunFigures } from './run-figures.js';
 import {
   runFolder,
@@ -11,7 +11,7 @@ import {
   type SweepJobData,
   type SweepJobProgress,
 } from './sweep-job.js';
-import { SweepRegistry, type SweepMeta } from './sweep-registry.js';
+import { connectSweepRedis, SweepRegistry, type SweepMeta } from './sweep-registry.js';
 
 export interface SweepWorkerOptions {
   readonly redisUrl: string;
@@ -42,13 +42,7 @@ const PROGRESS_EVERY_MS = 1_000;
  * refused with one line (with a sweep id) or passed over (without).
  */
 export async function runSweepWorker(o: SweepWorkerOptions): Promise<{ readonly runs: number }> {
-  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw new InvalidInputError('redis.url', `cannot connect: ${errorMessage(err)}`);
-  }
+  const redis = await connectSweepRedis(o.redisUrl);
   const registry = new SweepRegistry(redis, o.prefix);
   const name = `${hostname()}:${process.pid}`;
   const passedOver = new Set<string>();
