@@ -237,7 +237,17 @@ export async function startExecHarness(
       // and stopping waits for the steps that sent them: release them rather than hang.
       sim.ctx.faults.clear();
       if (manual !== undefined) await manual.advance(120_000);
-      for (const e of executors) await e.stop().catch(() => undefined);
+      // A step can still wait on the manual clock (a deferred retry, a paced call): stopping
+      // waits for it, so the clock keeps moving until every executor has stopped.
+      let stopped = false;
+      const stopping = Promise.all(executors.map((e) => e.stop().catch(() => undefined))).then(
+        () => (stopped = true),
+      );
+      for (let i = 0; manual !== undefined && !stopped && i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        if (!stopped) await manual.advance(1_000);
+      }
+      await stopping;
       for (const pair of pairs)
         await bus
           .queueFor(pair.id)
