@@ -3,7 +3,8 @@
  *
  *   1. synthesises a recording of two pairs (the simulator's background market on a manual clock,
  *      polled at the paper config's cadence: test/lab/replay/synth-recording.ts) into a folder;
- *   2. replays it in a child process through the paper config's bot, on the Redis at REDIS_URL
+ *   2. replays it in a child process through the paper config with both pairs quoted by a spread
+ *      that trades often (test/support/paper-config.ts), on the Redis at REDIS_URL
  *      (a fresh prefix, deleted afterwards), and prints the speed as a multiple of real time, wall
  *      time, events, Redis commands, fills, and the process's RSS and V8 heap used at 10, 30 and
  *      60 minutes of replayed time (then every hour): flat in the recording's length;
@@ -23,12 +24,12 @@ import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
 import { RecordingReader } from '../src/lab/recording/index.js';
 import { silentLogger } from '../src/obs/index.js';
 import { synthesiseRecording, writeRecording } from '../test/lab/replay/synth-recording.js';
+import { BOTH_PAIRS_TRADING, paperConfigText } from '../test/support/paper-config.js';
 import { envNumber } from './support/load.js';
 import { printHeader } from './support/run.js';
 
 const PAIRS = ['XBTUSD', 'ETHUSD'];
 const START_MS = Date.UTC(2026, 10, 1);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(SELF, '..', '..');
 
@@ -127,13 +128,9 @@ async function child(dir: string, nodeFlags: readonly string[]): Promise<ChildFi
 
 async function replayOnly(recording: string): Promise<void> {
   const configFile = join(process.env.BENCH_CONFIG_DIR ?? tmpdir(), 'bench.yaml');
-  const paper = readFileSync(join(ROOT, 'config', 'paper.yaml'), 'utf8');
-  writeFileSync(
-    configFile,
-    paper
-      .replace(/^ {2}url: redis:.*$/m, `  url: ${REDIS_URL}`)
-      .replace('sim_config: sim.yaml', `sim_config: ${join(ROOT, 'config', 'sim.yaml')}`),
-  );
+  // A bot that trades often: the paper config's own settings trade a few times an hour, which
+  // would leave order entry, the tracker and PnL out of the figure.
+  writeFileSync(configFile, paperConfigText({ pairs: BOTH_PAIRS_TRADING }).text);
   const { settings, dir } = loadSettings(configFile);
   const marks = memoryMarks(Number(process.env.BENCH_MINUTES ?? 60));
   const memory: MemoryMark[] = [];

@@ -74,6 +74,8 @@ export class PairPnl {
   readonly #markouts: Record<Side, MarkoutSums>[];
   #due: Due[] = [];
   #recent: Followed[] = [];
+  /** adverseSelection's answers since the last fill or resolved markout (asked every snapshot). */
+  readonly #adverse = new Map<string, AdverseSelection>();
 
   #firstQuotesAtMs: number | undefined;
   readonly #bid = new StepMean();
@@ -165,6 +167,7 @@ export class PairPnl {
     });
     this.#recent.push(followed);
     if (this.#recent.length > this.#keepFills) this.#recent.shift();
+    this.#adverse.clear();
     this.#touch(fill.atMs);
   }
 
@@ -250,6 +253,9 @@ export class PairPnl {
         `${horizonMs} is not a markout horizon (${this.horizonsMs.join(', ')})`,
       );
     }
+    const key = `${horizonMs}/${window}`;
+    const known = this.#adverse.get(key);
+    if (known !== undefined) return known;
     let moved = new Decimal(0);
     let volume = new Decimal(0);
     let fills = 0;
@@ -264,11 +270,13 @@ export class PairPnl {
       volume = volume.plus(f.record.volume);
       fills += 1;
     }
-    return {
+    const answer = {
       bps: volume.isZero() ? new Decimal(0) : moved.div(volume).times(BPS),
       horizonMs,
       fills,
     };
+    this.#adverse.set(key, answer);
+    return answer;
   }
 
   /** The newest fills (up to keepFills), oldest first, markouts as known now. */
@@ -320,6 +328,7 @@ export class PairPnl {
     sums.volume = sums.volume.plus(volume);
     sums.fills += 1;
     fill.unresolved -= 1;
+    this.#adverse.clear();
     if (fill.unresolved === 0) this.#onSettled?.(recordOf(fill));
   }
 
