@@ -9,11 +9,44 @@ const allowed = {
   market: ['core', 'exchange'],
   bus: ['core'],
   runner: ['core', 'market', 'bus'],
-  executor: ['core', 'exchange', 'bus'],
+  orders: ['core', 'exchange', 'bus'],
+  executor: ['core', 'exchange', 'bus', 'orders'],
   safety: ['core', 'exchange', 'bus'],
   obs: ['core'],
   pnl: ['core'],
-  lab: ['core', 'exchange', 'sim', 'market', 'bus', 'runner', 'executor', 'pnl'],
+  lab: [
+    'core',
+    'exchange',
+    'sim',
+    'market',
+    'bus',
+    'runner',
+    'executor',
+    'orders',
+    'pnl',
+    'obs',
+    'safety',
+    'daemon',
+  ],
+  // The assembled deployment: everything below cli, of the lab only the recorder (`record:`); the
+  // replay (src/lab) assembles the daemon, never the other way round.
+  daemon: [
+    'core',
+    'exchange',
+    'market',
+    'bus',
+    'runner',
+    'executor',
+    'orders',
+    'safety',
+    'obs',
+    'pnl',
+    'sim',
+    'lab/recording',
+    // The page's data contract: types only, so the runner's report and the page agree.
+    'console/state',
+  ],
+  console: ['core', 'obs', 'daemon', 'orders', 'bus', 'safety'],
 };
 
 const forbidden = Object.entries(allowed).map(([from, to]) => {

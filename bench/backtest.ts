@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { runBacktest } from '../src/cli/backtest-run.js';
+import { runBacktest } from '../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
 import { RecordingReader } from '../src/lab/recording/index.js';
 import { silentLogger } from '../src/obs/index.js';

@@ -3,7 +3,7 @@ import type {
   HaltRequest,
   PullPairRequest,
   ResumeRequest,
-} from '../src/cli/console/state.js';
+} from '../src/console/state.js';
 import { storedToken } from './storage.js';
 
 /**

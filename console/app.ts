@@ -3,7 +3,7 @@
  * (a `history`, then a `state` each second), draws the deployment and each pair from them, and
  * posts the operator's actions (halt, resume, pull, restore) after a confirmation.
  */
-import type { ConsoleHistory, ConsoleSession, ConsoleState } from '../src/cli/console/state.js';
+import type { ConsoleHistory, ConsoleSession, ConsoleState } from '../src/console/state.js';
 import { HALT, pull, restore, RESUME, type ActionSpec } from './actions.js';
 import { errorText, fetchSession, openStream, post, type ActionResult } from './api.js';
 import { askToken, confirmAction } from './dialogs.js';

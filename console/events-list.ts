@@ -1,4 +1,4 @@
-import type { ConsoleEvent } from '../src/cli/console/state.js';
+import type { ConsoleEvent } from '../src/console/state.js';
 import { el, replaceIfChanged } from './dom.js';
 import { clockUtc } from './format.js';
 

@@ -1,4 +1,4 @@
-import type { ConsoleState } from '../src/cli/console/state.js';
+import type { ConsoleState } from '../src/console/state.js';
 import { el, replaceIfChanged, setAttr, setText } from './dom.js';
 import {
   clockUtc,

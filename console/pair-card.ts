@@ -1,4 +1,4 @@
-import type { ConsoleOrder, ConsolePair, ConsoleQuoting } from '../src/cli/console/state.js';
+import type { ConsoleOrder, ConsolePair, ConsoleQuoting } from '../src/console/state.js';
 import { PriceChart } from './chart.js';
 import { el, replaceIfChanged, setAttr, setText, type Child } from './dom.js';
 import {

@@ -1,4 +1,4 @@
-import type { ChartPoint, ConsoleFill } from '../src/cli/console/state.js';
+import type { ChartPoint, ConsoleFill } from '../src/console/state.js';
 
 /** The chart shows the last hour, as the stream's `history` event sends. */
 export const WINDOW_MS = 3_600_000;

@@ -13,7 +13,7 @@ import {
   runBacktest,
   type BacktestResult,
   type LatencySource,
-} from './backtest-run.js';
+} from '../lab/backtest-run.js';
 import { LiveTerminal } from './live-terminal.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
-import type { BotSettings } from './bot-config.js';
+import type { BotSettings } from '../daemon/bot-config.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
-import { checkStrategies } from './runner-role.js';
+import { checkStrategies } from '../daemon/runner-role.js';
 
 /**
  * `makerd check-config`: the configuration as the daemon would run it (file, defaults and

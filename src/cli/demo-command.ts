@@ -9,8 +9,8 @@ import { LiveTerminal } from './live-terminal.js';
 import { runRoles, type RunningProcess } from './process-command.js';
 import { findRedis } from './redis-finder.js';
 import { roleContext, secondsOption, type RoleCommandContext } from './role-command.js';
-import { packageFile } from './package-file.js';
-import { readBaseStatus } from './status-report.js';
+import { packageFile } from '../daemon/package-file.js';
+import { readBaseStatus } from '../daemon/status-report.js';
 
 export interface DemoOptions {
   readonly config?: string;

@@ -1,4 +1,4 @@
-import type { StatusReport } from './status-report.js';
+import type { StatusReport } from '../daemon/status-report.js';
 
 /** What the runner says of a pair in its status (runnerStatus). */
 interface RunnerPair {

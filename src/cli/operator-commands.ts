@@ -8,13 +8,13 @@ import {
   systemClock,
   type PairInfo,
 } from '../core/index.js';
-import { haltAndCancel } from './halt-action.js';
-import type { BotSettings } from './bot-config.js';
-import { optionalSecretFromEnv, resolveCredentials } from './credentials.js';
-import { keyClient } from './role-base.js';
+import { haltAndCancel } from '../daemon/halt-action.js';
+import type { BotSettings } from '../daemon/bot-config.js';
+import { optionalSecretFromEnv, resolveCredentials } from '../daemon/credentials.js';
+import { keyClient } from '../daemon/role-base.js';
 import { loadPairs } from '../market/index.js';
 import { loadSettings } from './role-command.js';
-import { formatStatus, readStatus, type StatusReport } from './status-report.js';
+import { formatStatus, readStatus, type StatusReport } from '../daemon/status-report.js';
 
 export interface FlagCommandOptions {
   readonly config?: string;

@@ -1,12 +1,12 @@
 import { PulledPairs } from '../bus/index.js';
 import { errorMessage, InvalidInputError, systemClock, within } from '../core/index.js';
 import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../obs/index.js';
-import { registerBaseMetrics } from './base-metrics.js';
-import { ConsoleEvents } from './console/console-events.js';
-import { startExecutorRole, type ExecutorRole } from './executor-role.js';
+import { registerBaseMetrics } from '../daemon/base-metrics.js';
+import { ConsoleEvents } from '../console/console-events.js';
+import { startExecutorRole, type ExecutorRole } from '../daemon/executor-role.js';
 import { startProcessHttp } from './process-http.js';
-import type { BotSettings } from './bot-config.js';
-import { openRoleBase, type RoleBase } from './role-base.js';
+import type { BotSettings } from '../daemon/bot-config.js';
+import { openRoleBase, type RoleBase } from '../daemon/role-base.js';
 import {
   builtInStrategies,
   roleContext,
@@ -14,9 +14,13 @@ import {
   type RoleCommandContext,
   type RoleCommandOptions,
 } from './role-command.js';
-import { checkStrategies, startRunnerRole, type RunnerRole } from './runner-role.js';
-import { runnerStatus } from './runner-status.js';
-import { logShutdown, startSupervisorRole, type SupervisorRole } from './supervisor-role.js';
+import { checkStrategies, startRunnerRole, type RunnerRole } from '../daemon/runner-role.js';
+import { runnerStatus } from '../daemon/runner-status.js';
+import {
+  logShutdown,
+  startSupervisorRole,
+  type SupervisorRole,
+} from '../daemon/supervisor-role.js';
 
 export type RoleName = 'runner' | 'executor' | 'supervisor';
 const ALL_ROLES: readonly RoleName[] = ['runner', 'executor', 'supervisor'];

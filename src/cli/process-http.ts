@@ -2,13 +2,13 @@ import type { Registry } from 'prom-client';
 import type { PulledPairs } from '../bus/index.js';
 import type { Supervisor } from '../safety/index.js';
 import { startHttpServer, type Logger, type Routes, type RunningHttpServer } from '../obs/index.js';
-import type { BotSettings } from './bot-config.js';
-import type { ConsoleEvents } from './console/console-events.js';
-import { consoleServer } from './console/console-routes.js';
-import { optionalSecretFromEnv } from './credentials.js';
-import { haltAndCancel } from './halt-action.js';
-import type { RoleBase } from './role-base.js';
-import { readBaseStatus, type StatusReport } from './status-report.js';
+import type { BotSettings } from '../daemon/bot-config.js';
+import type { ConsoleEvents } from '../console/console-events.js';
+import { consoleServer } from '../console/console-routes.js';
+import { optionalSecretFromEnv } from '../daemon/credentials.js';
+import { haltAndCancel } from '../daemon/halt-action.js';
+import type { RoleBase } from '../daemon/role-base.js';
+import { readBaseStatus, type StatusReport } from '../daemon/status-report.js';
 
 export interface ProcessHttpParts {
   readonly settings: BotSettings;

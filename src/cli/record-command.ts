@@ -5,10 +5,10 @@ import { PermissionDeniedError, SpotClient } from '../exchange/index.js';
 import { Recorder, type RecordingStats } from '../lab/recording/index.js';
 import { loadPairs, MarketFeed, type MarketConfig } from '../market/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
-import { resolveCredentials } from './credentials.js';
+import { resolveCredentials } from '../daemon/credentials.js';
 import { LiveTerminal } from './live-terminal.js';
 import { loadSettings, secondsOption } from './role-command.js';
-import { pollPlan } from './runner-role.js';
+import { pollPlan } from '../daemon/runner-role.js';
 import { untilSignal } from './signals.js';
 
 export interface RecordOptions {

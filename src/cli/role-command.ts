@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../core/index.js';
 import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from '../obs/index.js';
-import { LogTap } from './console/console-events.js';
-import { loadBotConfig, type BotSettings } from './bot-config.js';
-import { packageFile } from './package-file.js';
+import { LogTap } from '../console/console-events.js';
+import { loadBotConfig, type BotSettings } from '../daemon/bot-config.js';
+import { packageFile } from '../daemon/package-file.js';
 import { untilSignal } from './signals.js';
 
 /** The options every role command takes. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
 import { loadSimConfig, parseSimConfig, startSimulator } from '../sim/index.js';
-import { packageFile } from './package-file.js';
+import { packageFile } from '../daemon/package-file.js';
 
 export interface SimOptions {
   config?: string;

@@ -19,7 +19,7 @@ import {
   type CommandIo,
 } from './backtest-command.js';
 import { LiveTerminal } from './live-terminal.js';
-import { packageFile } from './package-file.js';
+import { packageFile } from '../daemon/package-file.js';
 import { findRedis } from './redis-finder.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 import { untilSignal } from './signals.js';

@@ -3,7 +3,7 @@ import type { Order } from '../exchange/endpoints/account.js';
 import type { PairInfo } from '../core/index.js';
 import { UnknownOrderError, type SpotClient } from '../exchange/index.js';
 import { OTHER_LIMITS } from '../exchange/limits/index.js';
-import type { OrderState, TrackedOrder } from './types.js';
+import type { OrderState, TrackedOrder } from '../orders/types.js';
 
 /**
  * When the executions an exchange order shows happened, as closely as the exchange says: a closed

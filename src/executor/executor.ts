@@ -27,7 +27,7 @@ import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import { PairContext } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
 import { RatecountStore } from './ratecount-store.js';
-import { OrderTracker } from './tracker/index.js';
+import { OrderTracker } from '../orders/index.js';
 import type { WireSample } from './wire-times.js';
 
 export interface ExecutorOptions {

@@ -1,7 +1,7 @@
 import { errorLabel } from './metrics.js';
 import type { Failure } from './outcome.js';
 import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 
 /**
  * What a failed order-entry call leaves behind. Unknown: its records go to state `unknown`, to be

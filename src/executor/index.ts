@@ -7,6 +7,5 @@ export { PairLease } from './lease.js';
 export { classifyFailure, type Failure } from './outcome.js';
 export type { PairExecutor } from './pair-executor.js';
 export type { DrainResult } from './drain.js';
-export * from './types.js';
 export * from './plan/index.js';
 export type { WireSample } from './wire-times.js';

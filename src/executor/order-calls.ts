@@ -11,7 +11,7 @@ import { classifyFailure, pointsBack, type Failure } from './outcome.js';
 import type { PairContext } from './pair-context.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import { openedRecord, pendingRecord, retiredAsGone } from './records.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 import type { WireTimes } from './wire-times.js';
 
 /** What a call's outcome asks of the drain that sent it. */

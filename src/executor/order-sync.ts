@@ -3,7 +3,7 @@ import type { Order } from '../exchange/endpoints/account.js';
 import { cancelBatchPenalty } from '../exchange/limits/index.js';
 import { executedAtMs, isPairOrder, viewOf } from './exchange-orders.js';
 import type { PairContext } from './pair-context.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 
 /** Closed orders are searched from this long before the oldest record in question was sent. */
 const CLOSED_LOOKBACK_MS = 10_000;

@@ -4,7 +4,7 @@ import { endpoints, UnknownOrderError } from '../exchange/index.js';
 import { executedAtMs, viewOf } from './exchange-orders.js';
 import type { PairContext } from './pair-context.js';
 import { retiredAsGone } from './records.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 
 /**
  * Our fills between full syncs, from the runner's OpenOrders answers: the tracker is the one place

@@ -8,8 +8,8 @@ import type { OrderReads } from './exchange-orders.js';
 import type { PairLease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
-import type { OrderTracker } from './tracker/index.js';
-import { TERMINAL_STATES, type Fill, type TrackedOrder } from './types.js';
+import type { OrderTracker } from '../orders/index.js';
+import { TERMINAL_STATES, type Fill, type TrackedOrder } from '../orders/types.js';
 import type { WireSample } from './wire-times.js';
 
 /** Everything one pair's executor works with; built by Executor for each pair it holds. */

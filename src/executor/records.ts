@@ -1,5 +1,5 @@
 import { dec, toWire, type OrderIntent } from '../core/index.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 
 /** The records of an order the executor places: written ahead, answered, retired as gone. */
 

@@ -1,7 +1,7 @@
 import { missingFromDepth, type OrderIntent } from '../core/index.js';
 import type { PairContext } from './pair-context.js';
 import { retiredAsGone } from './records.js';
-import type { TrackedOrder } from './types.js';
+import type { TrackedOrder } from '../orders/types.js';
 
 /**
  * Orders the runner's view says have left the book. Its Depth, asked for well after we saw the

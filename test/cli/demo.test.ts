@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { demoStatusLine } from '../../src/cli/demo-status.js';
-import type { StatusReport } from '../../src/cli/status-report.js';
+import type { StatusReport } from '../../src/daemon/status-report.js';
 import { makerd, stop } from '../support/spawn.js';
 import { until } from '../support/until.js';
 

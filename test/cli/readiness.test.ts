@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { notReady } from '../../src/cli/process-http.js';
-import type { StatusReport } from '../../src/cli/status-report.js';
+import type { StatusReport } from '../../src/daemon/status-report.js';
 
 const NOW = 1_800_000_000_000;
 

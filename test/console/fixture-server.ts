@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConsoleSession } from '../../src/cli/console/state.js';
+import type { ConsoleSession } from '../../src/console/state.js';
 import { FixtureDeployment, INSTANCE } from './fixture-state.js';
 
 export interface RecordedPost {

@@ -10,7 +10,7 @@ import type {
   ConsoleHistory,
   ConsolePair,
   ConsoleState,
-} from '../../src/cli/console/state.js';
+} from '../../src/console/state.js';
 
 export const START_MS = Date.UTC(2026, 10, 27, 14, 0, 0);
 export const INSTANCE = 'paper-eu-1';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PairSeries, WINDOW_MS } from '../../console/series.js';
-import type { ConsoleFill } from '../../src/cli/console/state.js';
+import type { ConsoleFill } from '../../src/console/state.js';
 
 const T0 = Date.UTC(2026, 10, 27, 14, 0, 0);
 const fill = (id: string, tMs: number): ConsoleFill => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { OrderTracker } from '../../src/executor/tracker/index.js';
+import { OrderTracker } from '../../src/orders/index.js';
 import { startPaperRun, type Bot, type PaperRun } from '../support/paper-run.js';
 import { REDIS_URL } from '../support/redis.js';
 import { until } from '../support/until.js';

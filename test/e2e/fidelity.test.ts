@@ -28,15 +28,17 @@ import { stop } from '../support/spawn.js';
 import { until } from '../support/until.js';
 
 const SEED = Number(process.env.FIDELITY_SEED ?? 41);
-const SESSION_MS = Number(process.env.FIDELITY_SECONDS ?? 100) * 1000;
+const SESSION_MS = Number(process.env.FIDELITY_SECONDS ?? 150) * 1000;
 /** What the report aims for (issue #33): the page marks each figure outside it. */
 const AIM_PCT = 10;
 /**
  * What the test asserts, for the session's two pairs together (docs/backtest.md, "Fidelity"):
  * over seeds 41-43 the totals differed by +5, -12 and +3 % in fills and volume and up to 45 % in
- * PnL, which is mostly fees of about 40 trades. One pair alone trades 5 to 30 times in 100 s, so
- * its own difference is mostly which few trades met our order: it is printed and in the report,
- * not asserted.
+ * PnL, which is mostly fees of about 40 trades. Since every trade is recorded, five 100 s runs of
+ * seed 41 gave -34 (under the whole suite's load), -14, +16, +7 and -12 % in fills: the session
+ * is 150 s, so that a few trades more or less stay inside the tolerance. One pair alone trades
+ * 5 to 40 times, so its own difference is mostly which few trades met our order: it is printed
+ * and in the report, not asserted.
  */
 const TOLERANCE = { fills: 30, volume: 30, pnl: 60 };
 

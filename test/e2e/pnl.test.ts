@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import type { StatusReport } from '../../src/cli/status-report.js';
+import type { StatusReport } from '../../src/daemon/status-report.js';
 import { dec } from '../../src/core/index.js';
 import { scrapedValue } from '../support/metrics.js';
 import { startPaperRun, type PaperRun } from '../support/paper-run.js';

@@ -33,7 +33,7 @@ import {
   type DrainResult,
   type WireSample,
 } from '../../src/executor/index.js';
-import type { OrderTracker } from '../../src/executor/tracker/index.js';
+import type { OrderTracker } from '../../src/orders/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';

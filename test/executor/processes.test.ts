@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { OrderTracker } from '../../src/executor/tracker/index.js';
+import { OrderTracker } from '../../src/orders/index.js';
 import { makerd, stop, type Line } from '../support/spawn.js';
 import {
   assertBookMatchesTracker,

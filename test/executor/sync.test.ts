@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
-import { OrderTracker } from '../../src/executor/tracker/index.js';
+import { OrderTracker } from '../../src/orders/index.js';
 import { restingOrder } from './plan/fixtures.js';
 import { executorSuite, startExecHarness, until, type ExecHarness } from './harness.js';
 import { metricValue } from '../support/metrics.js';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { ManualClock, parseWithSchema } from '../../src/core/index.js';
 import type { Executor } from '../../src/executor/index.js';
-import { trackerRiskSource } from '../../src/cli/risk-source.js';
+import { trackerRiskSource } from '../../src/daemon/risk-source.js';
 import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
 import { startExecHarness, until, type ExecHarness } from '../executor/harness.js';
 import { logCollector, type LogEntry } from './log-collector.js';

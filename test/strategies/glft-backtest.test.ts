@@ -1,6 +1,6 @@
 /**
  * glft end to end: a backtest of a few simulated minutes of the simulator's default flow, through
- * the live runner, risk gate, executor and rate-limit models (src/cli/backtest-run.ts).
+ * the live runner, risk gate, executor and rate-limit models (src/lab/backtest-run.ts).
  */
 import { paperConfigText } from '../support/paper-config.js';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runBacktest } from '../../src/cli/backtest-run.js';
+import { runBacktest } from '../../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../src/cli/role-command.js';
 import type { RecordedRow } from '../../src/lab/recording/format.js';
 import { silentLogger } from '../../src/obs/index.js';

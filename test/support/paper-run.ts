@@ -46,7 +46,9 @@ export interface PaperRun {
 
 /**
  * Starts the simulator and writes a config for two pairs quoted by the spread strategy (two
- * levels a side) with a key of its own on `tier`; `overrides` replaces top-level sections.
+ * levels a side, 10 bps from the mid, the fee floor off: a session of a minute or two needs
+ * dozens of fills to be measured) with a key of its own on `tier`; `overrides` replaces
+ * top-level sections.
  */
 export async function startPaperRun(
   seed: number,
@@ -73,7 +75,13 @@ export async function startPaperRun(
   const config = join(mkdtempSync(join(tmpdir(), 'makerd-paper-run-')), 'makerd.yaml');
   const spread = (size: string) => ({
     name: 'spread',
-    options: { levels: 2, min_spread_bps: 20, level_spacing_bps: 10, order_size: size },
+    options: {
+      levels: 2,
+      min_spread_bps: 20,
+      level_spacing_bps: 10,
+      order_size: size,
+      fee_floor: false,
+    },
   });
   writeFileSync(
     config,

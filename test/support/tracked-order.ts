@@ -1,4 +1,4 @@
-import type { TrackedOrder } from '../../src/executor/index.js';
+import type { TrackedOrder } from '../../src/orders/index.js';
 
 /** A resting order of ours as the tracker holds it: a bid of 1 at 0.5, placed, open. */
 export function trackedOrder(overrides: Partial<TrackedOrder> = {}): TrackedOrder {

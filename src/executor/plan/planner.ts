@@ -7,7 +7,7 @@ import {
   type OrderIntent,
 } from '../../core/index.js';
 import { FIT_EPSILON, cancelBatchPenalty, msUntilFits } from '../../exchange/limits/index.js';
-import { RESTING_STATES, type TrackedOrder } from '../types.js';
+import { RESTING_STATES, type TrackedOrder } from '../../orders/types.js';
 import {
   addCost,
   addGroupCost,

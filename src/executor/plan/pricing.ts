@@ -1,6 +1,6 @@
 import { InvalidInputError, dec, type Decimal } from '../../core/index.js';
 import { cancelBatchPenalty, cancelPenalty, penalty } from '../../exchange/limits/index.js';
-import type { TrackedOrder } from '../types.js';
+import type { TrackedOrder } from '../../orders/types.js';
 import type { BatchRules, SlotWork } from './types.js';
 
 /**

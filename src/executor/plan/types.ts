@@ -1,6 +1,6 @@
 import type { OrderIntent, TradingMode } from '../../core/index.js';
 import type { MatchingEngineLimits } from '../../exchange/limits/index.js';
-import type { TrackedOrder } from '../types.js';
+import type { TrackedOrder } from '../../orders/types.js';
 
 /**
  * The planner's contract: a pure function from (pending intents, our orders, the ratecount level)

@@ -10,7 +10,7 @@ import type { ExecutorMetrics } from '../../executor/metrics.js';
 import { PairContext } from '../../executor/pair-context.js';
 import { PairExecutor } from '../../executor/pair-executor.js';
 import { RatecountStore } from '../../executor/ratecount-store.js';
-import { OrderTracker } from '../../executor/tracker/index.js';
+import { OrderTracker } from '../../orders/index.js';
 
 /**
  * The intent bus with BullMQ's job add replaced by a direct wake of the pair's step: the register

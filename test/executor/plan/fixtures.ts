@@ -1,4 +1,4 @@
-import type { TrackedOrder } from '../../../src/executor/types.js';
+import type { TrackedOrder } from '../../../src/orders/types.js';
 import { trackedOrder } from '../../support/tracked-order.js';
 
 export const NOW = 1_700_000_000_000;

@@ -10,7 +10,7 @@ import {
   type PlannedCall,
   type SlotWork,
 } from '../../../src/executor/plan/index.js';
-import type { TrackedOrder } from '../../../src/executor/types.js';
+import type { TrackedOrder } from '../../../src/orders/types.js';
 import { NOW, restingOrder } from './fixtures.js';
 
 const STARTER = MATCHING_ENGINE.starter;

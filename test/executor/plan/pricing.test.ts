@@ -14,7 +14,7 @@ import {
   preferEdit,
   type BatchRules,
 } from '../../../src/executor/plan/index.js';
-import type { TrackedOrder } from '../../../src/executor/types.js';
+import type { TrackedOrder } from '../../../src/orders/types.js';
 import { NOW, restingOrder } from './fixtures.js';
 
 const RULES: BatchRules = { addMin: 2, addMax: 15, cancelMax: 50 };

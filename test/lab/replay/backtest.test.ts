@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { runBacktestCommand } from '../../../src/cli/backtest-command.js';
-import { runBacktest } from '../../../src/cli/backtest-run.js';
+import { runBacktest } from '../../../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../../src/cli/role-command.js';
 import { dec } from '../../../src/core/index.js';
 import type { RecordedRow } from '../../../src/lab/recording/format.js';

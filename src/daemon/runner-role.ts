@@ -1,0 +1,371 @@
+import type { Registry } from 'prom-client';
+import {
+  BEAT_EVERY_MS,
+  BEAT_TTL_MS,
+  PulledPairs,
+  publishOrdersView,
+  type IntentBus,
+} from '../bus/index.js';
+import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
+import type { OwnOrder } from '../core/market.js';
+import { OrderTracker } from '../orders/index.js';
+import { MATCHING_ENGINE, penalty, type SpotClient, type Tier } from '../exchange/index.js';
+import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { TERMINAL_STATES, isOurResting, type TrackedOrder } from '../orders/index.js';
+import {
+  MarketFeed,
+  MarketMetrics,
+  NO_ADVERSE_SELECTION,
+  type OwnResting,
+  executorSyncPerSec,
+  planBudget,
+  wishesFor,
+  type BudgetPlan,
+} from '../market/index.js';
+import type { Logger } from '../obs/index.js';
+import { RunnerMetrics } from '../runner/metrics.js';
+import { Runner, type PairStrategy } from '../runner/runner.js';
+import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
+import { pairLimits, quotesBreach } from '../safety/index.js';
+import type { BotSettings } from './bot-config.js';
+import { ConsoleReporter } from './console-report.js';
+import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
+import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
+import { PnlMetrics } from './pnl-metrics.js';
+import { TrackerFills } from './tracker-fills.js';
+
+/** How often the runner looks for fills the executor recorded. */
+const FILL_CHECK_MS = 1_000;
+/** How often the PnL report (/status, metrics) is refreshed. */
+const PNL_EVERY_MS = 1_000;
+
+export interface RunnerRoleParts extends RoleBaseParts {
+  readonly settings: BotSettings;
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Folder of the built-in strategies (the package's strategies/). */
+  readonly strategiesDir: string;
+  /**
+   * A backtest's: the executor's ratecount model under the run's prefix (default the key's live
+   * one, ratecountKeyFor), and the PnL hooks its report needs.
+   */
+  readonly ratecountKey?: string;
+  readonly replayPnl?: ReplayPnlHooks;
+}
+
+export interface RunnerRole {
+  readonly plan: BudgetPlan;
+  readonly runner: Runner;
+  readonly feed: MarketFeed;
+  readonly bus: IntentBus;
+  readonly client: SpotClient;
+  readonly pnl: LivePnl;
+  stop(): Promise<void>;
+}
+
+/**
+ * Loads each pair's strategy and checks its options, before anything connects: a bad option is
+ * refused before the executor takes a lease or the exchange sees a private call. The role checks
+ * again with the pair (init, start) when it starts.
+ */
+export async function checkStrategies(settings: BotSettings, strategiesDir: string): Promise<void> {
+  for (const [i, entry] of settings.pairs.entries()) {
+    const plugin = await loadStrategy(entry.strategy.name, {
+      strategiesDir,
+      field: `pairs[${i}].strategy.name`,
+    });
+    parseWithSchema(plugin.options, entry.strategy.options ?? {}, `pairs[${i}].strategy.options`);
+  }
+}
+
+/** The runner's polls for these pairs, planned within the key's tier. */
+export function pollPlan(
+  settings: BotSettings,
+  tier: Tier,
+  pairIds: readonly string[],
+): BudgetPlan {
+  return planBudget({
+    tier,
+    wishes: wishesFor(settings.market, pairIds),
+    utilization: settings.market.utilization,
+    // The operator's reserve, plus the executor's periodic syncs, which the same key pays for.
+    privateReservePerSec:
+      settings.market.private_reserve_per_sec +
+      executorSyncPerSec(pairIds.length, settings.executor.reconcile_interval_ms),
+    // The supervisor's CancelAllOrdersAfter refresh (1 REST point each) is reserved first.
+    heartbeat: {
+      intervalMs: settings.supervisor.heartbeat.interval_s * 1000,
+      cost: 1,
+    },
+    publicCallsPerSec: settings.market.public_budget.calls_per_sec,
+  });
+}
+
+/**
+ * Records what the runner polls (`record:`). A disk too full to record, at start or later, is
+ * logged and recording stops; trading goes on.
+ */
+async function startRecording(base: RoleBase, plan: BudgetPlan, log: Logger): Promise<void> {
+  const recorder = base.recorder;
+  if (recorder === undefined) return;
+  const rlog = log.child({ component: 'record' });
+  recorder.onStop((err) => rlog.error({ dir: recorder.dir, ...recorder.stats() }, err.message));
+  try {
+    await recorder.start({ plan, client: base.client, pairs: base.pairs });
+    rlog.info({ dir: recorder.dir }, 'recording the market');
+  } catch (err) {
+    rlog.error({ dir: recorder.dir }, errorMessage(err));
+  }
+}
+
+/**
+ * Wires the runner role: client, pairs, budget plan, strategies, feed, bus. Everything that can be
+ * wrong with the configuration (a pair, a plugin, its options, a budget that cannot work) fails
+ * here, before the first poll.
+ */
+export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRole> {
+  const { settings, log, registry } = parts;
+  const { base, release } = await roleBaseFor(settings, parts);
+  const { clock, client, pairs, flags, bus } = base;
+  try {
+    const plan = pollPlan(
+      settings,
+      client.tier,
+      pairs.map((p) => p.id),
+    );
+    for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+    await startRecording(base, plan, log);
+    log.info(
+      {
+        component: 'planner',
+        polls: plan.polls.map((p) => ({ id: p.id, interval_ms: p.intervalMs })),
+      },
+      'poll plan',
+    );
+
+    const strategies: PairStrategy[] = [];
+    for (const [i, entry] of settings.pairs.entries()) {
+      const pair = pairs[i];
+      if (!pair) continue;
+      const plugin = await loadStrategy(entry.strategy.name, {
+        strategiesDir: parts.strategiesDir,
+        field: `pairs[${i}].strategy.name`,
+      });
+      const made = instantiateStrategy(plugin, entry.strategy.options, {
+        pair,
+        log: log.child({ component: 'strategy', strategy: plugin.name, pair: pair.altname }),
+        field: `pairs[${i}].strategy.options`,
+      });
+      strategies.push({ pair, plugin: made.plugin, context: made.context, state: made.state });
+    }
+
+    // Our orders as the executor's tracker held them at LivePnl's last read (each second).
+    const executorOrders = new Map<string, readonly TrackedOrder[]>();
+    // The PnL attribution is built after the feed; the feed asks it at each snapshot.
+    const measured: { pnl?: LivePnl } = {};
+    const feed = new MarketFeed({
+      client,
+      pairs,
+      config: settings.market,
+      plan,
+      instance: settings.instance,
+      clock,
+      metrics: new MarketMetrics(registry),
+      haltSource: () => flags.current(),
+      ownResting: (pairId) => restingOf(executorOrders.get(pairId)),
+      adverseSelection: (pairId) => measured.pnl?.adverseSelection(pairId) ?? NO_ADVERSE_SELECTION,
+      log: log.child({ component: 'market' }),
+    });
+    if (base.recorder !== undefined) feed.onTradesGap(base.recorder.tradesGap.bind(base.recorder));
+    // Each OpenOrders answer goes to the executor, whose tracker derives our fills from it; the
+    // strategies get their fills back from the tracker.
+    const pairIds = pairs.map((p) => p.id);
+    feed.onOrdersView((view) => {
+      publishOrdersView(bus, view, pairIds).catch((err: unknown) =>
+        log.warn({ err: errorMessage(err) }, 'handing the orders view to the executor failed'),
+      );
+    });
+    const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+    const fills = new TrackerFills({
+      tracker,
+      pairs,
+      clock,
+      everyMs: FILL_CHECK_MS,
+      log: log.child({ component: 'runner' }),
+    });
+    const risk = settings.supervisor.risk;
+    const pulled = new PulledPairs(base.redis, settings.redis.prefix);
+    const runner = new Runner({
+      feed,
+      fills,
+      sink: bus,
+      strategies,
+      config: settings.runner,
+      instance: settings.instance,
+      clock,
+      metrics: new RunnerMetrics(registry),
+      log,
+      // The risk limits' order checks, before anything is sent; a refusal halts everything.
+      quoteGate: (pair, quotes, snapshot) =>
+        snapshot.mid === undefined
+          ? undefined
+          : quotesBreach(
+              quotes,
+              snapshot.mid,
+              pairLimits(risk, { pair: pair.id, altname: pair.altname }),
+              risk.quote_band_bps,
+            )?.reason,
+      editPoints: (ageMs) => penalty('EditOrder', ageMs),
+      pulled: (pair) =>
+        pulled.has(pair.altname) ? ownOrders(executorOrders.get(pair.id)) : undefined,
+      onRefused: (pair, reason) => {
+        void flags
+          .halt(`risk: ${pair.altname}: ${reason}`, 'runner', Math.floor(clock.now()))
+          .catch((err: unknown) => log.error({ err }, 'setting the halt flag failed'));
+      },
+    });
+    // Liveness for the supervisor, beaten as ticks complete: a runner whose market data stopped or
+    // whose loop hangs stops proving it is alive, and the dead-man heartbeats stop with it.
+    let beatAtMs = -Infinity;
+    runner.onTick(() => {
+      const now = Math.floor(clock.now());
+      if (now - beatAtMs < BEAT_EVERY_MS) return;
+      beatAtMs = now;
+      void flags.beat('runner', now, BEAT_TTL_MS).catch(() => undefined);
+    });
+    await fills.start();
+    const pnl = new LivePnl({
+      pairs,
+      openingBase: (pairId) => fills.openingBase(pairId),
+      orders: tracker,
+      ratecount: new RatecountStore(
+        base.redis,
+        parts.ratecountKey ?? ratecountKeyFor(base.apiKey),
+        MATCHING_ENGINE[client.tier],
+      ),
+      flags,
+      metrics: new PnlMetrics(registry),
+      clock,
+      everyMs: PNL_EVERY_MS,
+      reportTtlMs: BEAT_TTL_MS,
+      log: log.child({ component: 'pnl' }),
+      ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
+    });
+    measured.pnl = pnl;
+    if (base.recorder !== undefined) pnl.onOrders(base.recorder.ownOrders.bind(base.recorder));
+    pnl.onOrders((pair, live) => executorOrders.set(pair.id, live));
+    fills.onFill((fill) => pnl.fill(fill));
+    runner.onTick((report) => pnl.tick(report));
+    pnl.start();
+    // The operator console's view of the runner, and the pairs an operator pulled; a replay
+    // has no operator.
+    const consoleSide =
+      parts.replayPnl === undefined
+        ? startConsoleSide(base, settings, pulled, { runner, pnl, log })
+        : undefined;
+    runner.start();
+    feed.start();
+    return {
+      plan,
+      runner,
+      feed,
+      bus,
+      client,
+      pnl,
+      stop: async () => {
+        await consoleSide?.stop();
+        await pnl.stop();
+        await feed.stop();
+        await fills.stop();
+        await tracker.close();
+        await runner.stop();
+        await release();
+      },
+    };
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+/**
+ * The runner's part in the operator console: its report each second (book, our orders, data
+ * ages, the hour's chart points) and a read of the pulled pairs each second.
+ */
+function startConsoleSide(
+  base: RoleBase,
+  settings: BotSettings,
+  pulled: PulledPairs,
+  parts: { runner: Runner; pnl: LivePnl; log: Logger },
+): { stop(): Promise<void> } {
+  const log = parts.log.child({ component: 'console' });
+  const reporter = new ConsoleReporter({
+    pairs: base.pairs,
+    flags: base.flags,
+    redis: base.redis,
+    prefix: settings.redis.prefix,
+    clock: base.clock,
+    reportTtlMs: BEAT_TTL_MS,
+    log,
+  });
+  parts.runner.onTick((report) => reporter.tick(report));
+  parts.pnl.onOrders((pair, live) => reporter.orders(pair, live));
+  reporter.start();
+  const stop = new AbortController();
+  const reading = every(
+    base.clock,
+    1_000,
+    stop.signal,
+    async () => {
+      await pulled.read();
+    },
+    (err) => log.warn({ err: errorMessage(err) }, 'reading the pulled pairs failed'),
+  );
+  return {
+    stop: async () => {
+      stop.abort();
+      await reading;
+      await reporter.stop();
+    },
+  };
+}
+
+/** The tracker's live orders of ours as the runner's OwnOrder (acknowledged ones: with a txid). */
+function ownOrders(live: readonly TrackedOrder[] | undefined): OwnOrder[] {
+  return (live ?? []).flatMap((o) =>
+    o.txid === null || o.slot === 'foreign' || TERMINAL_STATES.has(o.state)
+      ? []
+      : [
+          {
+            txid: o.txid,
+            userref: o.userref,
+            slot: parseSlotKey(o.slot),
+            generation: o.generation,
+            side: o.side,
+            orderType: 'limit',
+            price: dec(o.price),
+            volume: dec(o.volume),
+            volumeExecuted: dec(o.volumeExecuted),
+            openedAtMs: o.openedAtMs,
+            postOnly: o.postOnly,
+          },
+        ],
+  );
+}
+
+/** The tracker's orders resting on the book, as the snapshot takes them out of Depth. */
+function restingOf(live: readonly TrackedOrder[] | undefined): OwnResting[] {
+  return (live ?? []).flatMap((o) =>
+    o.txid === null || !isOurResting(o)
+      ? []
+      : [
+          {
+            txid: o.txid,
+            side: o.side,
+            price: dec(o.price),
+            remaining: dec(o.volume).minus(dec(o.volumeExecuted)),
+            openedAtMs: o.openedAtMs,
+          },
+        ],
+  );
+}
