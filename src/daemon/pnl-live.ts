@@ -70,9 +70,8 @@ interface Book {
   readonly pnl: PairPnl;
   resting: QuoteSides;
   target: QuoteSides;
-  /** What the last tick's quotes were held to. */
-  quoting: QuotingJson | undefined;
-  strategy: string | undefined;
+  /** The last tick that quoted (or the first tick): what /status shows the quotes held to. */
+  quoted: TickReport | undefined;
 }
 
 /**
@@ -109,8 +108,7 @@ export class LivePnl {
         pnl,
         resting: {},
         target: {},
-        quoting: undefined,
-        strategy: undefined,
+        quoted: undefined,
       });
     }
   }
@@ -136,10 +134,8 @@ export class LivePnl {
       if (snapshot.mid !== undefined) book.pnl.mid(snapshot.takenAtMs, snapshot.mid);
       book.target = best(report.targets);
       book.pnl.quotes(this.#parts.clock.now(), book.resting, book.target);
-      if (report.outcome === 'quoted' || book.quoting === undefined) {
-        book.quoting = quotingJson(report);
-      }
-      book.strategy = report.strategy;
+      // Kept as is: its JSON is built once a second, by the refresh, not at every tick.
+      if (report.outcome === 'quoted' || book.quoted === undefined) book.quoted = report;
     });
   }
 
@@ -201,8 +197,9 @@ export class LivePnl {
       this.#parts.metrics.observe(pair, summary);
     }
     for (const book of this.#books.values()) {
-      if (book.quoting === undefined) continue;
-      this.#parts.metrics.observeQuoting(book.pair.altname, book.strategy ?? '', book.quoting);
+      const quoting = report.quoting?.[book.pair.altname];
+      if (quoting === undefined || book.quoted === undefined) continue;
+      this.#parts.metrics.observeQuoting(book.pair.altname, book.quoted.strategy, quoting);
     }
     await this.#parts.flags.report(PNL_REPORT, report, this.#parts.reportTtlMs);
   }
@@ -213,7 +210,9 @@ export class LivePnl {
       sinceMs: this.sinceMs,
       pairs: Object.fromEntries(books.map((b) => [b.pair.altname, summaryJson(b.pnl.summary())])),
       quoting: Object.fromEntries(
-        books.flatMap((b) => (b.quoting === undefined ? [] : [[b.pair.altname, b.quoting]])),
+        books.flatMap((b) =>
+          b.quoted === undefined ? [] : [[b.pair.altname, quotingJson(b.quoted)]],
+        ),
       ),
     };
   }

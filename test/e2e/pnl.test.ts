@@ -84,5 +84,19 @@ void describe('makerd run: PnL attribution in /status and the metrics', () => {
       /XBTUSD: .*\n {2}PnL -?[\d.]+ = spread -?[\d.]+ \+ inventory -?[\d.]+ - fees [\d.]+ /,
     );
     assert.match(stdout, /PnL split and markouts counted since \S+ \(runner start\)/);
+
+    // What the quotes were held to: the key's fees from the simulator's TradeVolume (25 bps
+    // maker on the starter rung, lower once the run's fills add volume), and spread's floor
+    // (the paper run turns it off: reported, not applied).
+    const quoting = (await status()).pairs.find((p) => p.altname === 'XBTUSD')?.quoting;
+    assert.equal(quoting?.fees.source, 'trade-volume');
+    assert.ok(Number(quoting.fees.makerBps) > 0, `maker fee ${quoting.fees.makerBps}`);
+    assert.equal(quoting.floor?.enabled, false);
+    assert.equal(quoting.floor.makerFeeBps, quoting.fees.makerBps);
+    assert.equal(
+      await scrapedValue(http, 'makerd_fee_bps', { pair: 'XBTUSD', liquidity: 'maker' }),
+      Number(quoting.fees.makerBps),
+    );
+    assert.match(stdout, /^ {2}half-spread floor OFF \(maker fee [\d.]+ bps/m);
   });
 });
