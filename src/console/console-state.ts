@@ -1,5 +1,5 @@
 import { assetName } from '../core/index.js';
-import { OrderTracker } from '../orders/index.js';
+import { RedisOrderTracker } from '../orders/index.js';
 import { pairLimits } from '../safety/index.js';
 import type { BotSettings } from '../daemon/bot-config.js';
 import type { QuotingJson } from '../daemon/quoting.js';
@@ -40,7 +40,7 @@ export interface ConsoleSources {
  */
 export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState> {
   const { base, settings } = s;
-  const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+  const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
   const [status, runner, events, fills] = await Promise.all([
     readBaseStatus(base, settings.redis.prefix),
     base.flags.reported(CONSOLE_REPORT) as Promise<RunnerConsoleReport | undefined>,
@@ -68,7 +68,7 @@ export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState>
 /** The last hour of every pair's chart, for a page that just connected. */
 export async function readConsoleHistory(s: ConsoleSources): Promise<ConsoleHistory> {
   const { base, settings } = s;
-  const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+  const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
   const since = base.clock.now() - HOUR_MS;
   const pairs = await Promise.all(
     base.pairs.map(async (p) => {

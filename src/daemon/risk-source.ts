@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { dec, type Clock, type PairInfo } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
-import { FOREIGN_SLOT, OrderTracker } from '../orders/index.js';
+import { FOREIGN_SLOT, RedisOrderTracker } from '../orders/index.js';
 import type { PairRisk, RiskSource } from '../safety/index.js';
 
 /**
@@ -18,7 +18,7 @@ export function trackerRiskSource(options: {
   readonly pairs: readonly PairInfo[];
   readonly clock: Clock;
 }): RiskSource {
-  const tracker = new OrderTracker({ redis: options.redis, prefix: options.prefix });
+  const tracker = new RedisOrderTracker({ redis: options.redis, prefix: options.prefix });
   const { client, pairs, clock } = options;
   return {
     async read(): Promise<PairRisk[]> {

@@ -8,9 +8,9 @@ import {
 } from '../bus/index.js';
 import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
 import type { OwnOrder } from '../core/market.js';
-import { OrderTracker } from '../orders/index.js';
+import { RedisOrderTracker } from '../orders/index.js';
 import { MATCHING_ENGINE, penalty, type SpotClient, type Tier } from '../exchange/index.js';
-import { RatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { RedisRatecountStore, ratecountKeyFor } from '../executor/index.js';
 import { TERMINAL_STATES, isOurResting, type TrackedOrder } from '../orders/index.js';
 import {
   MarketFeed,
@@ -185,7 +185,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
         log.warn({ err: errorMessage(err) }, 'handing the orders view to the executor failed'),
       );
     });
-    const tracker = new OrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+    const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
     const fills = new TrackerFills({
       tracker,
       pairs,
@@ -238,7 +238,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       pairs,
       openingBase: (pairId) => fills.openingBase(pairId),
       orders: tracker,
-      ratecount: new RatecountStore(
+      ratecount: new RedisRatecountStore(
         base.redis,
         parts.ratecountKey ?? ratecountKeyFor(base.apiKey),
         MATCHING_ENGINE[client.tier],

@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { PulledPairs, type ControlFlags, type HaltState, type PullState } from '../bus/index.js';
 import { Decimal, type Clock, type PairInfo } from '../core/index.js';
 import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
-import { PairLease, RatecountStore, ratecountKeyFor } from '../executor/index.js';
-import { OrderTracker } from '../orders/index.js';
+import { PairLease, RedisRatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { RedisOrderTracker } from '../orders/index.js';
 import type { OrderState } from '../orders/index.js';
 import type { PnlSummaryJson } from '../pnl/index.js';
 import { PNL_REPORT, type PnlReport } from './pnl-live.js';
@@ -64,8 +64,12 @@ export interface StatusSources {
 
 export async function readStatus(s: StatusSources): Promise<StatusReport> {
   const now = s.clock.now();
-  const tracker = new OrderTracker({ redis: s.redis, prefix: s.prefix });
-  const ratecount = new RatecountStore(s.redis, ratecountKeyFor(s.apiKey), MATCHING_ENGINE[s.tier]);
+  const tracker = new RedisOrderTracker({ redis: s.redis, prefix: s.prefix });
+  const ratecount = new RedisRatecountStore(
+    s.redis,
+    ratecountKeyFor(s.apiKey),
+    MATCHING_ENGINE[s.tier],
+  );
   const beat = async (role: 'runner' | 'executor') => {
     const at = await s.flags.alive(role);
     return at === undefined ? { alive: false } : { alive: true, beatAgeMs: Math.round(now - at) };

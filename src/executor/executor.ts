@@ -26,8 +26,8 @@ import { PairLease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import { PairContext } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
-import { RatecountStore } from './ratecount-store.js';
-import { OrderTracker } from '../orders/index.js';
+import { RedisRatecountStore, type RatecountStore } from './ratecount-store.js';
+import { RedisOrderTracker, type OrderTracker } from '../orders/index.js';
 import type { WireSample } from './wire-times.js';
 
 export interface ExecutorOptions {
@@ -116,8 +116,8 @@ export class Executor {
     this.#log = options.log ?? silentLog;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}`;
     const limits = MATCHING_ENGINE[options.client.tier];
-    this.#tracker = new OrderTracker({ redis: options.redis, prefix: options.bus.prefix });
-    this.#ratecount = new RatecountStore(
+    this.#tracker = new RedisOrderTracker({ redis: options.redis, prefix: options.bus.prefix });
+    this.#ratecount = new RedisRatecountStore(
       options.redis,
       options.ratecountKey,
       limits,

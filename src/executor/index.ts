@@ -2,7 +2,13 @@ export { ExecutorConfig } from './config.js';
 export { Executor, type ExecutorOptions, type ExecutorPairStatus } from './executor.js';
 export { ExecutorMetrics, errorLabel, pairLabel } from './metrics.js';
 export { ExecutorError, type ExecutorErrorCode } from './errors.js';
-export { RatecountStore, ratecountKeyFor, type RatecountReading } from './ratecount-store.js';
+export {
+  RedisRatecountStore,
+  ratecountKeyFor,
+  type RatecountReading,
+  type RatecountStore,
+} from './ratecount-store.js';
+export { MemoryRatecountStore } from './memory-ratecount-store.js';
 export { PairLease } from './lease.js';
 export { classifyFailure, type Failure } from './outcome.js';
 export type { PairExecutor } from './pair-executor.js';

@@ -55,12 +55,30 @@ return { 1, string.format('%.6f', level), seeded }
 `;
 
 /**
+ * The (key, pair) ratecount model the executor spends and the supervisor's CancelAll adds to. Two
+ * implementations keep one contract (test/stores): RedisRatecountStore, shared by every process on
+ * the key, and MemoryRatecountStore for one process (the replay).
+ */
+export interface RatecountStore {
+  readonly limits: MatchingEngineLimits;
+  level(pair: string, nowMs: number): Promise<RatecountReading>;
+  /** Takes `points` if the level stays within `limit` (max − headroom); else says how long to wait. */
+  reserve(pair: string, points: number, limit: number, nowMs: number): Promise<RatecountReading>;
+  /** Adds points whatever the level: those the exchange charges anyway (batch cancels, CancelAll). */
+  add(pair: string, points: number, nowMs: number): Promise<RatecountReading>;
+  /** The exchange said the ratecount is over: assume it is at least full. */
+  fill(pair: string, nowMs: number): Promise<RatecountReading>;
+  /** Gives back points reserved for a call that was refused before the engine or never sent. */
+  refund(pair: string, points: number, nowMs: number): Promise<RatecountReading>;
+}
+
+/**
  * The mirror is shared through Redis; each store also keeps the last level it read or wrote per
  * pair. If Redis loses the key (restarted empty) while this process runs, the model goes on from
  * that level, decayed, instead of from zero: the exchange's counter did not restart, and a model
  * below it earns `EOrder:Rate limit exceeded` (issue #32 item 5).
  */
-export class RatecountStore {
+export class RedisRatecountStore implements RatecountStore {
   readonly #redis: Redis;
   readonly #base: string;
   readonly #onSeeded: ((pair: string, level: number) => void) | undefined;

@@ -1,4 +1,6 @@
-export { OrderTracker, type Fence, type OrderTrackerOptions } from './order-tracker.js';
+export type { Fence, OrderReader, OrderTracker } from './order-tracker.js';
+export { RedisOrderTracker, type RedisOrderTrackerOptions } from './redis-order-tracker.js';
+export { MemoryOrderTracker, type MemoryOrderTrackerOptions } from './memory-order-tracker.js';
 export { TrackerError, type TrackerErrorCode } from './errors.js';
 export { applyFill, deriveFill, emptyPosition } from './position.js';
 export {

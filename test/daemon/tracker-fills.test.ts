@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { TrackerFills, type FillReads } from '../../src/daemon/tracker-fills.js';
 import { ManualClock, silentLog } from '../../src/core/index.js';
-import { OrderTracker } from '../../src/orders/index.js';
+import { RedisOrderTracker, type OrderTracker } from '../../src/orders/index.js';
 import { restingOrder } from '../executor/plan/fixtures.js';
 import type { FillEvent } from '../../src/runner/strategy-api.js';
 import { XBTUSD } from '../support/pairs.js';
@@ -17,7 +17,7 @@ void describe("TrackerFills: the runner's fills, from the executor's tracker", (
   const prefix = freshPrefix();
   before(() => {
     redis = new Redis(REDIS_URL);
-    tracker = new OrderTracker({ redis, prefix });
+    tracker = new RedisOrderTracker({ redis, prefix });
   });
   after(async () => {
     await tracker.close();

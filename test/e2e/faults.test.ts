@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { OrderTracker } from '../../src/orders/index.js';
+import { RedisOrderTracker, type OrderTracker } from '../../src/orders/index.js';
 import { startPaperRun, type Bot, type PaperRun } from '../support/paper-run.js';
 import { REDIS_URL } from '../support/redis.js';
 import { until } from '../support/until.js';
@@ -41,7 +41,7 @@ void describe('makerd run: dropped answers, then a halt and a resume', () => {
   before(async () => {
     // Pro: a full reconciliation every 10 s needs 0.4 REST points/s, more than a lower tier spares.
     run = await startPaperRun(23, { executor: { reconcile_interval_ms: RECONCILE_MS } }, 'pro');
-    tracker = new OrderTracker({ redis, prefix: run.prefix });
+    tracker = new RedisOrderTracker({ redis, prefix: run.prefix });
     ({ bot, http } = await run.start());
     await until('both pairs quoted', quotingBoth);
   });

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { penalty } from '../../src/exchange/index.js';
-import { RatecountStore, type Executor } from '../../src/executor/index.js';
+import { RedisRatecountStore, type Executor } from '../../src/executor/index.js';
 import { executorSuite, until, type ExecHarness } from './harness.js';
 import { metricValue } from '../support/metrics.js';
 import { quote } from './quotes.js';
@@ -28,7 +28,7 @@ async function histogram(
  * the same Redis model.
  */
 async function leaveRoom(h: ExecHarness, executor: Executor, room: number): Promise<void> {
-  const store = new RatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
+  const store = new RedisRatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
   const now = h.clock.now();
   const { level } = await store.level(BTC, now);
   await store.add(BTC, executor.ratecount.limits.max - 2 - level - room, now);
@@ -114,7 +114,7 @@ void describe('Executor: ratecount budget', () => {
 
     void it('refuses the reserve, sends nothing, and sends once the points are there again', async () => {
       const { h, executor } = suite;
-      const other = new RatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
+      const other = new RedisRatecountStore(h.redis, h.ratecountKey, executor.ratecount.limits);
       // Between the executor's read of the level and its reserve, the other bot takes all of it.
       const reserve = executor.ratecount.reserve.bind(executor.ratecount);
       executor.ratecount.reserve = async (pair, points, limit, nowMs) => {

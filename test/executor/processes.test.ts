@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { OrderTracker } from '../../src/orders/index.js';
+import { RedisOrderTracker, type OrderTracker } from '../../src/orders/index.js';
 import { makerd, stop, type Line } from '../support/spawn.js';
 import {
   assertBookMatchesTracker,
@@ -55,7 +55,7 @@ void describe('makerd executor processes', () => {
         executor: { lease_ttl_ms: 2_000, lease_retry_ms: 200, deadline_ms: 2_500 },
       }),
     );
-    tracker = new OrderTracker({ redis: h.redis, prefix: h.prefix });
+    tracker = new RedisOrderTracker({ redis: h.redis, prefix: h.prefix });
   });
   after(async () => {
     await tracker.close();

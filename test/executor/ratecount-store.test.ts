@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
-import { RatecountStore } from '../../src/executor/index.js';
+import { RedisRatecountStore } from '../../src/executor/index.js';
 import { REDIS_URL } from '../support/redis.js';
 
 const PAIR = 'XXBTZUSD';
@@ -14,10 +14,10 @@ const T0 = 1_800_000_000_000;
 void describe('RatecountStore', () => {
   let redis: Redis;
   const bases: string[] = [];
-  const store = (): RatecountStore => {
+  const store = (): RedisRatecountStore => {
     const base = `makerd-test:ratecount:${randomUUID()}`;
     bases.push(base);
-    return new RatecountStore(redis, base, LIMITS);
+    return new RedisRatecountStore(redis, base, LIMITS);
   };
   before(() => {
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -31,7 +31,9 @@ void describe('RatecountStore', () => {
     const base = `makerd-test:ratecount:${randomUUID()}`;
     bases.push(base);
     const seeded: [string, number][] = [];
-    const s = new RatecountStore(redis, base, LIMITS, (pair, level) => seeded.push([pair, level]));
+    const s = new RedisRatecountStore(redis, base, LIMITS, (pair, level) =>
+      seeded.push([pair, level]),
+    );
     assert.equal((await s.add(PAIR, 50, T0)).level, 50);
     await redis.del(`${base}:${PAIR}`);
     // Ten seconds later the exchange's counter has decayed to 40; the model must not say 0.
@@ -43,7 +45,7 @@ void describe('RatecountStore', () => {
     assert.deepEqual(seeded, [[PAIR, 50]]);
     assert.equal((await s.level(PAIR, T0 + 10_000)).level, 50, 'stored again in Redis');
     assert.equal(seeded.length, 1, 'told once');
-    const fresh = new RatecountStore(redis, `makerd-test:ratecount:${randomUUID()}`, LIMITS);
+    const fresh = new RedisRatecountStore(redis, `makerd-test:ratecount:${randomUUID()}`, LIMITS);
     assert.equal((await fresh.level(PAIR, T0)).level, 0);
   });
 
@@ -79,7 +81,7 @@ void describe('RatecountStore', () => {
 
   void it('is shared: a reserve sees what another process added', async () => {
     const a = store();
-    const b = new RatecountStore(redis, a.key(PAIR).slice(0, -PAIR.length - 1), LIMITS);
+    const b = new RedisRatecountStore(redis, a.key(PAIR).slice(0, -PAIR.length - 1), LIMITS);
     await b.add(PAIR, 57, T0);
     const refused = await a.reserve(PAIR, 2, 58, T0);
     assert.equal(refused.ok, false);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { encodeUserref } from '../../src/core/index.js';
-import { OrderTracker } from '../../src/orders/index.js';
+import { RedisOrderTracker } from '../../src/orders/index.js';
 import { restingOrder } from './plan/fixtures.js';
 import { executorSuite, startExecHarness, until, type ExecHarness } from './harness.js';
 import { metricValue } from '../support/metrics.js';
@@ -107,7 +107,7 @@ void describe('Executor: a record the exchange does not know', () => {
   void it('drops it as lost at start instead of failing the take every time', async () => {
     h = await startExecHarness({ tier: 'pro' });
     // As Redis kept from a run against another simulator: an open order this exchange never had.
-    const tracker = new OrderTracker({ redis: h.redis, prefix: h.prefix });
+    const tracker = new RedisOrderTracker({ redis: h.redis, prefix: h.prefix });
     const txid = 'OLOST1-AAAAA-BBBBBB';
     await tracker.put(
       restingOrder('bid:2', 60_000, {

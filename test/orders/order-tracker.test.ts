@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { InvalidInputError } from '../../src/core/index.js';
-import { OrderTracker, TrackerError, emptyPosition, type Fence } from '../../src/orders/index.js';
+import {
+  RedisOrderTracker,
+  TrackerError,
+  emptyPosition,
+  type Fence,
+} from '../../src/orders/index.js';
 import type { OrderState, TrackedOrder } from '../../src/orders/types.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 import { trackedOrder } from '../support/tracked-order.js';
@@ -47,13 +52,13 @@ const trackerError = (code: TrackerError['code'], key?: string) => (err: unknown
 void describe('OrderTracker', () => {
   let prefix: string;
   let redis: Redis;
-  let tracker: OrderTracker;
+  let tracker: RedisOrderTracker;
   const closers: Array<() => Promise<unknown>> = [];
 
   beforeEach(() => {
     prefix = freshPrefix();
     redis = new Redis(REDIS_URL);
-    tracker = new OrderTracker({ redis, prefix });
+    tracker = new RedisOrderTracker({ redis, prefix });
   });
 
   afterEach(async () => {
@@ -120,7 +125,7 @@ void describe('OrderTracker', () => {
     });
 
     void it('caps the history at historyLimit, newest first', async () => {
-      const small = new OrderTracker({ redis, prefix, historyLimit: 3 });
+      const small = new RedisOrderTracker({ redis, prefix, historyLimit: 3 });
       closers.push(() => small.close());
       for (let userref = 1; userref <= 5; userref++) {
         await small.put(order({ userref, txid: `T${userref}`, updatedAtMs: userref }));
@@ -205,11 +210,11 @@ void describe('OrderTracker', () => {
       assert.deepEqual(await tracker.live(PAIR), []);
       assert.deepEqual(await tracker.pairs(), []);
       assert.throws(
-        () => new OrderTracker({ redis, prefix: 'has space' }),
+        () => new RedisOrderTracker({ redis, prefix: 'has space' }),
         (err) => err instanceof InvalidInputError && err.field === 'prefix',
       );
       assert.throws(
-        () => new OrderTracker({ redis, prefix, fillsLimit: 0 }),
+        () => new RedisOrderTracker({ redis, prefix, fillsLimit: 0 }),
         (err) => err instanceof InvalidInputError && err.field === 'fillsLimit',
       );
     });
@@ -359,7 +364,7 @@ void describe('OrderTracker', () => {
         }) as Redis['multi'];
         return tx;
       };
-      const own = new OrderTracker({ redis: conn, prefix });
+      const own = new RedisOrderTracker({ redis: conn, prefix });
       closers.push(async () => {
         await own.close();
         await conn.quit();
@@ -423,7 +428,7 @@ void describe('OrderTracker', () => {
     });
 
     void it('keeps at most fillsLimit fills', async () => {
-      const small = new OrderTracker({ redis, prefix, fillsLimit: 2 });
+      const small = new RedisOrderTracker({ redis, prefix, fillsLimit: 2 });
       closers.push(() => small.close());
       await small.put(order());
       for (const step of [1, 2, 3]) {
@@ -438,7 +443,7 @@ void describe('OrderTracker', () => {
 
     void it('concurrent applyView of one view from two trackers records exactly one fill', async () => {
       const otherRedis = new Redis(REDIS_URL);
-      const other = new OrderTracker({ redis: otherRedis, prefix });
+      const other = new RedisOrderTracker({ redis: otherRedis, prefix });
       closers.push(
         () => otherRedis.quit(),
         () => other.close(),
@@ -564,7 +569,7 @@ void describe('OrderTracker', () => {
         retryStrategy: () => null,
       });
       dead.on('error', () => undefined);
-      const broken = new OrderTracker({ redis: dead, prefix });
+      const broken = new RedisOrderTracker({ redis: dead, prefix });
       closers.push(
         () => Promise.resolve(dead.disconnect()),
         () => broken.close(),

@@ -9,8 +9,8 @@ import { PairLease } from '../../executor/lease.js';
 import type { ExecutorMetrics } from '../../executor/metrics.js';
 import { PairContext } from '../../executor/pair-context.js';
 import { PairExecutor } from '../../executor/pair-executor.js';
-import { RatecountStore } from '../../executor/ratecount-store.js';
-import { OrderTracker } from '../../orders/index.js';
+import { RedisRatecountStore, type RatecountStore } from '../../executor/ratecount-store.js';
+import { RedisOrderTracker, type OrderTracker } from '../../orders/index.js';
 
 /**
  * The intent bus with BullMQ's job add replaced by a direct wake of the pair's step: the register
@@ -74,8 +74,8 @@ export class ReplayExecutor {
 
   constructor(options: ReplayExecutorOptions) {
     this.#o = options;
-    this.#tracker = new OrderTracker({ redis: options.redis, prefix: options.bus.prefix });
-    this.#ratecount = new RatecountStore(
+    this.#tracker = new RedisOrderTracker({ redis: options.redis, prefix: options.bus.prefix });
+    this.#ratecount = new RedisRatecountStore(
       options.redis,
       options.ratecountKey,
       MATCHING_ENGINE[options.client.tier],

@@ -1,0 +1,76 @@
+import type { MatchingEngineLimits } from '../exchange/limits/index.js';
+import { FIT_EPSILON, msUntilFits } from '../exchange/limits/index.js';
+import type { RatecountReading, RatecountStore } from './ratecount-store.js';
+
+/** Six decimals, as the Redis script stores and answers levels (string.format('%.6f')). */
+const six = (v: number): number => Number(v.toFixed(6));
+
+/**
+ * The ratecount model of one process (the replay): the Redis script's arithmetic in JS, step for
+ * step (decay applied when read, levels kept to six decimals), so both stores reach the same
+ * levels from the same calls (test/stores).
+ */
+export class MemoryRatecountStore implements RatecountStore {
+  readonly limits: MatchingEngineLimits;
+  readonly #state = new Map<string, { count: number; at: number }>();
+
+  constructor(limits: MatchingEngineLimits) {
+    this.limits = limits;
+  }
+
+  level(pair: string, nowMs: number): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, 0, this.limits.max, 'read');
+  }
+
+  reserve(pair: string, points: number, limit: number, nowMs: number): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, points, limit, 'reserve');
+  }
+
+  add(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, points, this.limits.max, 'add');
+  }
+
+  fill(pair: string, nowMs: number): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, 0, this.limits.max, 'fill');
+  }
+
+  refund(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
+    return this.#run(pair, nowMs, -points, this.limits.max, 'add');
+  }
+
+  #run(
+    pair: string,
+    nowMs: number,
+    points: number,
+    limit: number,
+    op: 'read' | 'reserve' | 'add' | 'fill',
+  ): Promise<RatecountReading> {
+    const now = Math.floor(nowMs);
+    const decay = this.limits.decayPerSec;
+    const stored = this.#state.get(pair);
+    const count = stored?.count ?? 0;
+    const at = stored?.at ?? now;
+    const level = now > at ? Math.max(0, count - (decay * (now - at)) / 1000) : count;
+    const store = (v: number): number => {
+      this.#state.set(pair, { count: six(v), at: Math.max(at, now) });
+      return v;
+    };
+    let ok = true;
+    let after = level;
+    if (op === 'reserve') {
+      ok = level + points <= limit + FIT_EPSILON;
+      if (ok) after = store(level + points);
+    } else if (op === 'add') {
+      // A refund (negative points) of points that decayed meanwhile stops at zero, as the exchange's.
+      after = store(Math.max(0, level + points));
+    } else if (op === 'fill') {
+      after = store(Math.max(level, limit));
+    }
+    const answered = six(after);
+    return Promise.resolve({
+      ok,
+      level: answered,
+      waitMs: ok ? 0 : msUntilFits(answered, decay, points, limit),
+    });
+  }
+}
