@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ControlFlags, IntentBus, deleteKeysUnder } from '../../src/bus/index.js';
+import { RedisControlFlags, RedisIntentBus, deleteKeysUnder } from '../../src/bus/index.js';
 import { encodeUserref, parseSlotKey } from '../../src/core/index.js';
 import {
   RedisNonceSource,
@@ -17,7 +17,14 @@ import {
   nonceKeyFor,
 } from '../../src/exchange/index.js';
 import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
-import { Executor, ExecutorMetrics, type WireSample } from '../../src/executor/index.js';
+import {
+  Executor,
+  ExecutorMetrics,
+  RedisLeases,
+  RedisRatecountStore,
+  type WireSample,
+} from '../../src/executor/index.js';
+import { RedisOrderTracker } from '../../src/orders/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import type { IntentSink } from '../../src/runner/ports.js';
 import { Runner } from '../../src/runner/runner.js';
@@ -66,8 +73,8 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
   const feedClient = clientFor();
   const execClient = clientFor();
   const registry = new Registry();
-  const bus = new IntentBus({ connection: redis, prefix, clock });
-  const flags = new ControlFlags({ connection: redis, prefix });
+  const bus = new RedisIntentBus({ connection: redis, prefix, clock });
+  const flags = new RedisControlFlags({ connection: redis, prefix });
   const entries = countSigned();
   let executor: Executor | undefined;
   let pairIds: readonly string[] = [];
@@ -105,12 +112,16 @@ export async function runMakerd(opts: RunOptions): Promise<RunResult> {
     executor = new Executor({
       client: execClient,
       bus,
-      redis,
-      workerRedis: redis,
+      tracker: new RedisOrderTracker({ redis, prefix }),
+      ratecount: new RedisRatecountStore(
+        redis,
+        `${prefix}:ratecount`,
+        MATCHING_ENGINE[execClient.tier],
+      ),
+      leases: new RedisLeases(redis, prefix, clock),
       pairs,
       instance: INSTANCE,
       config: executorConfig,
-      ratecountKey: `${prefix}:ratecount`,
       flags,
       metrics: new ExecutorMetrics(registry),
       clock,

@@ -9,15 +9,7 @@ import {
 } from './connection.js';
 import { BusError, busError } from './errors.js';
 
-export type Role = 'runner' | 'executor';
-const ROLES: readonly Role[] = ['runner', 'executor'];
-
-export interface HaltState {
-  readonly halted: boolean;
-  readonly reason?: string;
-  readonly by?: string;
-  readonly sinceMs?: number;
-}
+import { NOT_READ, ROLES, type ControlFlags, type HaltState, type Role } from './flags.js';
 
 export interface ControlFlagsOptions {
   /** A caller's ioredis client (left open by close()), or options / a URL for one of our own. */
@@ -46,9 +38,6 @@ interface Epoch {
 export const BEAT_EVERY_MS = 5_000;
 export const BEAT_TTL_MS = 15_000;
 
-/** Until the flag has been read, obeying code must assume the worst. */
-const NOT_READ: HaltState = { halted: true, reason: 'halt flag not read yet', by: 'makerd' };
-
 /**
  * The halt flag every role obeys, and the liveness beats the supervisor checks. The flag is one
  * Redis key so that any process (supervisor, `makerd halt`, another machine) can set it; hot paths
@@ -57,7 +46,7 @@ const NOT_READ: HaltState = { halted: true, reason: 'halt flag not read yet', by
  * Fail closed: before the first read, and when the key holds something unreadable, the state is
  * halted. A halt set by hand with garbage still stops trading; an operator clears it with resume().
  */
-export class ControlFlags {
+export class RedisControlFlags implements ControlFlags {
   readonly #conn: OpenedRedis;
   readonly #prefix: string;
   #state: HaltState = NOT_READ;
@@ -386,13 +375,13 @@ function parseHalt(raw: string, key: string): HaltState {
   return { halted: true, reason: v.reason, by: v.by, sinceMs: v.sinceMs as number };
 }
 
-function nonEmpty(value: string, field: string): void {
+export function nonEmpty(value: string, field: string): void {
   if (typeof value !== 'string' || value.length === 0) {
     throw new InvalidInputError(field, 'must be a non-empty string');
   }
 }
 
-function checkRole(role: Role): Role {
+export function checkRole(role: Role): Role {
   if (!ROLES.includes(role)) {
     throw new InvalidInputError('role', `must be runner or executor, got ${JSON.stringify(role)}`);
   }

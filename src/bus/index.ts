@@ -1,16 +1,15 @@
-export { IntentBus, INTENT_JOB_NAME } from './intent-bus.js';
-export type {
-  IntentBusOptions,
-  IntentJobData,
-  IntentQueue,
-  SlotPick,
-  PublishResult,
-} from './intent-bus.js';
+export { RedisIntentBus, INTENT_JOB_NAME } from './intent-bus.js';
+export type { IntentBusOptions, IntentJobData, IntentQueue } from './intent-bus.js';
+export type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick } from './bus.js';
+export { MemoryIntentBus } from './memory-intent-bus.js';
+export { DirectWakes } from './direct-wakes.js';
 export { checkPublishInput, encodeBody, type UnpublishedIntent } from './intent-codec.js';
-export { BEAT_EVERY_MS, BEAT_TTL_MS, ControlFlags } from './control-flags.js';
-export type { ControlFlagsOptions, HaltState, Role } from './control-flags.js';
+export { BEAT_EVERY_MS, BEAT_TTL_MS, RedisControlFlags } from './control-flags.js';
+export type { ControlFlagsOptions } from './control-flags.js';
+export type { ControlFlags, HaltState, Role } from './flags.js';
+export { MemoryControlFlags } from './memory-control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';
-export { publishOrdersView, readOrdersView, type StoredOrdersView } from './orders-view.js';
-export { PulledPairs, type PullState } from './pulled-pairs.js';
+export type { StoredOrdersView } from './orders-view.js';
+export { MemoryPullList, PulledPairs, type PullList, type PullState } from './pulled-pairs.js';

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, Worker, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { systemClock, type Clock, type OrderIntent } from '../core/index.js';
 import {
@@ -18,6 +18,8 @@ import {
   type UnpublishedIntent,
 } from './intent-codec.js';
 import { DROP_ENTRY, PUBLISH, RESTORE, TAKE_SLOTS } from './scripts.js';
+import type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick } from './bus.js';
+import { loadOrdersView, storeOrdersView, type StoredOrdersView } from './orders-view.js';
 
 export const INTENT_JOB_NAME = 'intents';
 
@@ -40,20 +42,6 @@ export interface IntentBusOptions {
   readonly clock?: Clock;
 }
 
-export interface PublishResult {
-  /** The input intents, in input order, with the generations the bus assigned. */
-  readonly published: OrderIntent[];
-  /** Pending intents replaced before the executor took them (never sent). */
-  readonly coalesced: number;
-  readonly byPair: Record<string, { published: number; coalesced: number }>;
-}
-
-/** Identifies the one slot entry the executor acted on; a newer generation is left in place. */
-export interface SlotPick {
-  readonly slot: string;
-  readonly generation: number;
-}
-
 /**
  * The runner → executor contract. Intents live in a per-pair register (the latest one per slot);
  * a BullMQ job in the pair's own queue tells an executor to drain it. One queue per pair lets an
@@ -63,7 +51,7 @@ export interface SlotPick {
  * exactly one follow-up, so nothing published meanwhile is stranded. Every deployment takes this
  * path, one process or many (DESIGN.md §3.11).
  */
-export class IntentBus {
+export class RedisIntentBus implements IntentBus {
   readonly #conn: OpenedRedis;
   readonly #queues = new Map<string, IntentQueue>();
   readonly #prefix: string;
@@ -281,6 +269,47 @@ export class IntentBus {
     } catch (err) {
       throw busError(err, this.#pairsKey, `reading ${this.#pairsKey}`);
     }
+  }
+
+  async writeOrdersView(view: StoredOrdersView, pairs: readonly string[]): Promise<void> {
+    await storeOrdersView(this.#conn.redis, this.#prefix, view);
+    await Promise.all(pairs.map((pair) => this.enqueue(pair)));
+  }
+
+  readOrdersView(): Promise<StoredOrdersView | undefined> {
+    return loadOrdersView(this.#conn.redis, this.#prefix);
+  }
+
+  /**
+   * A BullMQ Worker on the pair's queue (DESIGN.md §3.6): a stalled job is failed, never re-run.
+   * The job of a process that died stays active until its lock runs out and a stalled check fails
+   * it; until then the pair's next job waits (deduplication keeps one). The Worker duplicates the
+   * bus's connection to block.
+   */
+  consume(pair: string, step: () => Promise<unknown>, options: ConsumeOptions): PairConsumer {
+    const worker = new Worker<IntentJobData>(this.queueNameFor(pair), step, {
+      connection: this.#conn.redis,
+      prefix: this.bullPrefix,
+      autorun: false,
+      concurrency: 1,
+      maxStalledCount: 0,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.lockDurationMs / 2,
+      // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it.
+      drainDelay: 5,
+    });
+    worker.on('error', (err) => options.onError(err, 'consumer'));
+    worker.on('failed', (_job, err) => options.onError(err, 'step'));
+    void worker.run();
+    return { close: (force) => worker.close(force) };
+  }
+
+  pause(pair: string): Promise<void> {
+    return this.queueFor(pair).pause();
+  }
+
+  resume(pair: string): Promise<void> {
+    return this.queueFor(pair).resume();
   }
 
   /** Closes the queue, and the Redis connection if the bus opened it. Safe to call twice. */

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../core/index.js';
 import { busError, BusError } from './errors.js';
-import type { IntentBus } from './intent-bus.js';
+import type { Redis } from 'ioredis';
 
 /**
  * The key's open orders as the runner's last OpenOrders call saw them (`open` is that call's
@@ -12,31 +12,37 @@ export interface StoredOrdersView {
   readonly open: Readonly<Record<string, unknown>>;
 }
 
-/** Writes the view, newer than any written before, and adds a job for each pair. */
-export async function publishOrdersView(
-  bus: IntentBus,
-  view: StoredOrdersView,
-  pairs: readonly string[],
-): Promise<void> {
+export function checkOrdersView(view: StoredOrdersView): void {
   if (!Number.isFinite(view.askedAtMs)) {
     throw new InvalidInputError('view.askedAtMs', `must be a finite number, got ${view.askedAtMs}`);
   }
-  const key = ordersViewKey(bus);
+}
+
+/** Writes the view under `prefix` unless a newer one is there. */
+export async function storeOrdersView(
+  redis: Redis,
+  prefix: string,
+  view: StoredOrdersView,
+): Promise<void> {
+  checkOrdersView(view);
+  const key = ordersViewKey(prefix);
   try {
     // A view older than the stored one (two runners, or a slow answer) never replaces it.
-    await bus.redis.eval(KEEP_NEWEST, 1, key, String(view.askedAtMs), JSON.stringify(view));
+    await redis.eval(KEEP_NEWEST, 1, key, String(view.askedAtMs), JSON.stringify(view));
   } catch (err) {
     throw busError(err, key, `writing ${key}`);
   }
-  await Promise.all(pairs.map((pair) => bus.enqueue(pair)));
 }
 
 /** The newest view written, or undefined when none was. */
-export async function readOrdersView(bus: IntentBus): Promise<StoredOrdersView | undefined> {
-  const key = ordersViewKey(bus);
+export async function loadOrdersView(
+  redis: Redis,
+  prefix: string,
+): Promise<StoredOrdersView | undefined> {
+  const key = ordersViewKey(prefix);
   let json: string | null;
   try {
-    json = await bus.redis.hget(key, 'view');
+    json = await redis.hget(key, 'view');
   } catch (err) {
     throw busError(err, key, `reading ${key}`);
   }
@@ -54,8 +60,8 @@ export async function readOrdersView(bus: IntentBus): Promise<StoredOrdersView |
   return { askedAtMs: v.askedAtMs, open: v.open };
 }
 
-function ordersViewKey(bus: IntentBus): string {
-  return `${bus.prefix}:orders-view`;
+function ordersViewKey(prefix: string): string {
+  return `${prefix}:orders-view`;
 }
 
 const KEEP_NEWEST = `

@@ -9,6 +9,46 @@ export interface PullState {
   readonly sinceMs: number;
 }
 
+/** The pulled pairs as the runner and the operator commands use them (test/stores). */
+export interface PullList {
+  /** The pairs pulled as last read (or changed by this process). */
+  current(): ReadonlyMap<string, PullState>;
+  has(altname: string): boolean;
+  read(): Promise<ReadonlyMap<string, PullState>>;
+  /** Pulls a pair; false when it was already pulled (the first reason stays). */
+  pull(altname: string, state: PullState): Promise<boolean>;
+  /** Lets the runner quote the pair again; false when it was not pulled. */
+  restore(altname: string): Promise<boolean>;
+}
+
+/** The pulled pairs of one process (the replay, where no operator pulls). */
+export class MemoryPullList implements PullList {
+  readonly #pulled = new Map<string, PullState>();
+
+  current(): ReadonlyMap<string, PullState> {
+    return this.#pulled;
+  }
+
+  has(altname: string): boolean {
+    return this.#pulled.has(altname);
+  }
+
+  read(): Promise<ReadonlyMap<string, PullState>> {
+    return Promise.resolve(this.#pulled);
+  }
+
+  pull(altname: string, state: PullState): Promise<boolean> {
+    if (altname === '') throw new InvalidInputError('pair', 'must be a non-empty string');
+    if (this.#pulled.has(altname)) return Promise.resolve(false);
+    this.#pulled.set(altname, state);
+    return Promise.resolve(true);
+  }
+
+  restore(altname: string): Promise<boolean> {
+    return Promise.resolve(this.#pulled.delete(altname));
+  }
+}
+
 /**
  * Pairs an operator pulled (the console's "pull"): the runner quotes nothing for them and cancels
  * what rests, through the normal intent path, until the pair is restored. One Redis hash (pair
@@ -18,7 +58,7 @@ export interface PullState {
  * A field that does not parse counts as pulled: something meant to stop quoting must not be
  * ignored because it is garbled.
  */
-export class PulledPairs {
+export class PulledPairs implements PullList {
   readonly key: string;
   readonly #redis: Redis;
   #pulled: ReadonlyMap<string, PullState> = new Map();

@@ -131,7 +131,7 @@ function showStatus(
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    readBaseStatus(base, ctx.settings.redis.prefix)
+    readBaseStatus(base)
       .then((report) => {
         const line = demoStatusLine(report, running.local());
         if (terminal.live) terminal.setStatus(line);

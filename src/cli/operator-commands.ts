@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { Redis } from 'ioredis';
-import { ControlFlags, PulledPairs } from '../bus/index.js';
+import { RedisControlFlags, type ControlFlags, PulledPairs } from '../bus/index.js';
 import {
   InvalidInputError,
   MakerdError,
@@ -12,6 +12,8 @@ import { haltAndCancel } from '../daemon/halt-action.js';
 import type { BotSettings } from '../daemon/bot-config.js';
 import { optionalSecretFromEnv, resolveCredentials } from '../daemon/credentials.js';
 import { keyClient } from '../daemon/role-base.js';
+import { redisStores } from '../daemon/stores.js';
+import { ratecountKeyFor } from '../executor/index.js';
 import { loadPairs } from '../market/index.js';
 import { loadSettings } from './role-command.js';
 import { formatStatus, readStatus, type StatusReport } from '../daemon/status-report.js';
@@ -148,15 +150,19 @@ export async function runStatus(
     return;
   }
   await withConfiguredPairs(opts, async ({ settings, flags, redis, client, pairs, apiKey }) => {
-    const report = await readStatus({
+    const stores = redisStores({
       redis,
       prefix: settings.redis.prefix,
-      flags,
-      pairs,
+      ratecountKey: ratecountKeyFor(apiKey),
       tier: client.tier,
-      apiKey,
       clock: systemClock,
     });
+    let report: StatusReport;
+    try {
+      report = await readStatus({ stores: { ...stores, flags }, pairs, clock: systemClock });
+    } finally {
+      await stores.close();
+    }
     process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
   });
 }
@@ -191,7 +197,7 @@ async function withFlags(
   });
   try {
     await redis.connect();
-    await work(new ControlFlags({ connection: redis, prefix: settings.redis.prefix }), redis);
+    await work(new RedisControlFlags({ connection: redis, prefix: settings.redis.prefix }), redis);
   } finally {
     redis.disconnect();
   }

@@ -7,7 +7,7 @@ import type { ConsoleEvents } from '../console/console-events.js';
 import { consoleServer } from '../console/console-routes.js';
 import { optionalSecretFromEnv } from '../daemon/credentials.js';
 import { haltAndCancel } from '../daemon/halt-action.js';
-import type { RoleBase } from '../daemon/role-base.js';
+import type { LiveRoleBase } from '../daemon/role-base.js';
 import { readBaseStatus, type StatusReport } from '../daemon/status-report.js';
 
 export interface ProcessHttpParts {
@@ -15,7 +15,7 @@ export interface ProcessHttpParts {
   readonly env?: NodeJS.ProcessEnv;
   readonly log: Logger;
   readonly registry: Registry;
-  readonly base: RoleBase;
+  readonly base: LiveRoleBase;
   /** This process's supervisor, if it runs one: halts then go through it (cancel, then sweep). */
   readonly supervisor: Supervisor | undefined;
   /** What this process's roles say of themselves (under `process` in /status). */
@@ -71,8 +71,8 @@ async function halt(parts: ProcessHttpParts, reason: string, by: string): Promis
 }
 
 function processRoutes(parts: ProcessHttpParts): Routes {
-  const { base, settings, supervisor, registry } = parts;
-  const report = (): Promise<StatusReport> => readBaseStatus(base, settings.redis.prefix);
+  const { base, supervisor, registry } = parts;
+  const report = (): Promise<StatusReport> => readBaseStatus(base);
   return {
     // Liveness: the process answers. Whether the bot trades is /readyz.
     'GET /healthz': () => ({ json: { ok: true } }),

@@ -1,9 +1,8 @@
 import { assetName } from '../core/index.js';
-import { RedisOrderTracker } from '../orders/index.js';
 import { pairLimits } from '../safety/index.js';
 import type { BotSettings } from '../daemon/bot-config.js';
 import type { QuotingJson } from '../daemon/quoting.js';
-import type { RoleBase } from '../daemon/role-base.js';
+import type { LiveRoleBase } from '../daemon/role-base.js';
 import { readBaseStatus, type PairStatus, type StatusReport } from '../daemon/status-report.js';
 import type { ConsoleEvents } from './console-events.js';
 import {
@@ -28,7 +27,7 @@ const FILLS_SHOWN = 20;
 const HOUR_MS = 3_600_000;
 
 export interface ConsoleSources {
-  readonly base: RoleBase;
+  readonly base: LiveRoleBase;
   readonly settings: BotSettings;
   readonly events: ConsoleEvents;
 }
@@ -40,9 +39,9 @@ export interface ConsoleSources {
  */
 export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState> {
   const { base, settings } = s;
-  const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+  const { tracker } = base;
   const [status, runner, events, fills] = await Promise.all([
-    readBaseStatus(base, settings.redis.prefix),
+    readBaseStatus(base),
     base.flags.reported(CONSOLE_REPORT) as Promise<RunnerConsoleReport | undefined>,
     s.events.recent(EVENTS_SHOWN),
     Promise.all(base.pairs.map((p) => tracker.fills(p.id, FILLS_SHOWN))),
@@ -68,12 +67,12 @@ export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState>
 /** The last hour of every pair's chart, for a page that just connected. */
 export async function readConsoleHistory(s: ConsoleSources): Promise<ConsoleHistory> {
   const { base, settings } = s;
-  const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+  const { tracker, redis } = base;
   const since = base.clock.now() - HOUR_MS;
   const pairs = await Promise.all(
     base.pairs.map(async (p) => {
       const [raw, fills] = await Promise.all([
-        base.redis.lrange(historyKey(settings.redis.prefix, p.altname), -HISTORY_POINTS, -1),
+        redis.lrange(historyKey(settings.redis.prefix, p.altname), -HISTORY_POINTS, -1),
         tracker.fills(p.id, 500),
       ]);
       const points = raw

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { IntentBus } from '../bus/index.js';
 import type { SpotClient } from '../exchange/index.js';
-import { Executor, ExecutorMetrics, ratecountKeyFor } from '../executor/index.js';
+import { Executor, ExecutorMetrics } from '../executor/index.js';
 import type { Logger } from '../obs/index.js';
 import type { BotSettings } from './bot-config.js';
 import { roleBaseFor, type RoleBaseParts } from './role-base.js';
@@ -12,6 +12,8 @@ export interface ExecutorRoleParts extends RoleBaseParts {
   readonly registry: Registry;
   /** Lease owner label (default host:pid). */
   readonly owner?: string;
+  /** Where the process beacon listens; false for none (the replay). */
+  readonly beaconDir?: string | false;
 }
 
 export interface ExecutorRole {
@@ -21,26 +23,30 @@ export interface ExecutorRole {
   stop(): Promise<void>;
 }
 
-/** Wires the executor role: client, pairs, bus, halt flag, the executor and its leases. */
+/**
+ * Wires the executor role on the process's base (client, pairs, stores): `makerd run` and
+ * `makerd executor` on Redis, the replay on its in-memory stores.
+ */
 export async function startExecutorRole(parts: ExecutorRoleParts): Promise<ExecutorRole> {
   const { settings, log } = parts;
   const { base, release } = await roleBaseFor(settings, parts);
-  const { clock, redis, client, pairs, flags, bus } = base;
+  const { clock, client, pairs, flags, bus } = base;
   try {
     const executor = new Executor({
       client,
       bus,
-      redis,
-      workerRedis: redis,
+      tracker: base.tracker,
+      ratecount: base.ratecount,
+      leases: base.leases,
       pairs,
       instance: settings.instance,
       config: settings.executor,
-      ratecountKey: ratecountKeyFor(base.apiKey),
       flags,
       metrics: new ExecutorMetrics(parts.registry),
       clock,
       log: log.child({ component: 'executor' }),
       ...(parts.owner === undefined ? {} : { owner: parts.owner }),
+      ...(parts.beaconDir === undefined ? {} : { beaconDir: parts.beaconDir }),
     });
     await executor.start();
     return {

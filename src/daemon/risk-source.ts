@@ -1,25 +1,22 @@
-import type { Redis } from 'ioredis';
 import { dec, type Clock, type PairInfo } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
-import { FOREIGN_SLOT, RedisOrderTracker } from '../orders/index.js';
+import { FOREIGN_SLOT, type OrderReader } from '../orders/index.js';
 import type { PairRisk, RiskSource } from '../safety/index.js';
 
 /**
  * The risk limits' inputs for a supervisor (the tracker's live records are every order of ours
  * that may rest: pending, open, partly filled, unknown; those awaiting the exchange's word are
- * marked in doubt): positions and our orders from the executor's tracker
- * in Redis (so a supervisor in another process sees them too), and the mid of every pair from one
- * public Ticker call.
+ * marked in doubt): positions and our orders from the executor's tracker (in Redis, so a
+ * supervisor in another process sees them too), and the mid of every pair from one public Ticker
+ * call.
  */
 export function trackerRiskSource(options: {
-  readonly redis: Redis;
-  readonly prefix: string;
+  readonly tracker: OrderReader;
   readonly client: Pick<SpotClient, 'ticker'>;
   readonly pairs: readonly PairInfo[];
   readonly clock: Clock;
 }): RiskSource {
-  const tracker = new RedisOrderTracker({ redis: options.redis, prefix: options.prefix });
-  const { client, pairs, clock } = options;
+  const { tracker, client, pairs, clock } = options;
   return {
     async read(): Promise<PairRisk[]> {
       const askedAt = clock.now();

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { ControlFlags, IntentBus } from '../bus/index.js';
 import {
   MakerdError,
   errorMessage,
@@ -16,11 +15,13 @@ import {
   type CredentialsInput,
   type Transport,
 } from '../exchange/index.js';
+import { ratecountKeyFor } from '../executor/index.js';
 import { Recorder } from '../lab/recording/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { carryRestLevel } from './rest-level.js';
+import { redisStores, sharedStores, type Stores } from './stores.js';
 
 export interface RoleBaseParts {
   readonly clock?: Clock;
@@ -38,16 +39,18 @@ export interface RoleBaseParts {
   readonly record?: boolean;
 }
 
-/** What every role of the daemon stands on: Redis, the key's client, the pairs, halt flag, bus. */
-export interface RoleBase {
+/**
+ * What every role of the daemon stands on: the key's client, the pairs, and the shared stores
+ * (tracker, ratecount model, bus, halt flag, leases, pulled pairs), each opened once per process.
+ */
+export interface RoleBase extends Omit<Stores, 'close'> {
   readonly clock: Clock;
-  readonly redis: Redis;
+  /** The stores' Redis; undefined in a replay, whose stores are in memory. */
+  readonly redis: Redis | undefined;
   readonly client: SpotClient;
   /** For key-scoped Redis names only (hash it; never log it). */
   readonly apiKey: string;
   readonly pairs: PairInfo[];
-  readonly flags: ControlFlags;
-  readonly bus: IntentBus;
   /** Records the client's market-data answers (`record:`); the runner role starts it. */
   readonly recorder?: Recorder;
   /** Registers a part to close (before what was opened earlier). */
@@ -85,7 +88,10 @@ export function keyClient(
  * (DESIGN.md §3.3). Anything wrong (Redis down, a pair the exchange does not list) fails here and
  * closes what was opened.
  */
-export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts): Promise<RoleBase> {
+export async function openRoleBase(
+  settings: BotSettings,
+  parts: RoleBaseParts,
+): Promise<LiveRoleBase> {
   const clock = parts.clock ?? systemClock;
   const redis = await connectRedis(settings.redis.url);
   const opened: { close(): Promise<unknown> | void }[] = [{ close: () => redis.quit() }];
@@ -114,30 +120,23 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
       client,
       settings.pairs.map((p) => p.pair),
     );
-    const flags = new ControlFlags({
-      connection: redis,
+    const stores = redisStores({
+      redis,
       prefix: settings.redis.prefix,
+      ratecountKey: ratecountKeyFor(credentials.apiKey),
+      tier: settings.exchange.tier,
       clock,
-      onStateLost: ({ haltRestored }) =>
-        parts.log?.warn(
-          { haltRestored, prefix: settings.redis.prefix },
-          'Redis lost makerd state (restarted empty or flushed): fills, positions and PnL ' +
-            'before now are gone; orders are adopted from the exchange, the ratecount model ' +
-            'continues from this process; /status counts from stateSince',
-        ),
+      ...(parts.log === undefined ? {} : { log: parts.log }),
     });
-    await flags.watch(1_000, clock);
-    opened.push({ close: () => flags.unwatch() });
-    const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix, clock });
-    opened.push(bus);
+    opened.push(stores);
+    await stores.flags.watch(1_000, clock);
     return {
+      ...sharedStores(stores),
       clock,
       redis,
       client,
       apiKey: credentials.apiKey,
       pairs,
-      flags,
-      bus,
       ...(recorder === undefined ? {} : { recorder }),
       own: (part) => opened.push(part),
       close,
@@ -174,6 +173,11 @@ async function connectRedis(url: string): Promise<Redis> {
   } finally {
     redis.off('error', noted);
   }
+}
+
+/** A base opened on Redis (every process of `makerd run` and its roles). */
+export interface LiveRoleBase extends RoleBase {
+  readonly redis: Redis;
 }
 
 /** The given base (left open: its opener closes it), or one of the role's own (closed by release). */

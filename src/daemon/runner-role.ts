@@ -1,16 +1,8 @@
 import type { Registry } from 'prom-client';
-import {
-  BEAT_EVERY_MS,
-  BEAT_TTL_MS,
-  PulledPairs,
-  publishOrdersView,
-  type IntentBus,
-} from '../bus/index.js';
+import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus, type PullList } from '../bus/index.js';
 import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
 import type { OwnOrder } from '../core/market.js';
-import { RedisOrderTracker } from '../orders/index.js';
-import { MATCHING_ENGINE, penalty, type SpotClient, type Tier } from '../exchange/index.js';
-import { RedisRatecountStore, ratecountKeyFor } from '../executor/index.js';
+import { penalty, type SpotClient, type Tier } from '../exchange/index.js';
 import { TERMINAL_STATES, isOurResting, type TrackedOrder } from '../orders/index.js';
 import {
   MarketFeed,
@@ -29,7 +21,7 @@ import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js'
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { ConsoleReporter } from './console-report.js';
-import { roleBaseFor, type RoleBase, type RoleBaseParts } from './role-base.js';
+import { roleBaseFor, type LiveRoleBase, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
 import { TrackerFills } from './tracker-fills.js';
@@ -45,11 +37,7 @@ export interface RunnerRoleParts extends RoleBaseParts {
   readonly registry: Registry;
   /** Folder of the built-in strategies (the package's strategies/). */
   readonly strategiesDir: string;
-  /**
-   * A backtest's: the executor's ratecount model under the run's prefix (default the key's live
-   * one, ratecountKeyFor), and the PnL hooks its report needs.
-   */
-  readonly ratecountKey?: string;
+  /** A backtest's: the PnL hooks its report needs. */
   readonly replayPnl?: ReplayPnlHooks;
 }
 
@@ -181,11 +169,13 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     // strategies get their fills back from the tracker.
     const pairIds = pairs.map((p) => p.id);
     feed.onOrdersView((view) => {
-      publishOrdersView(bus, view, pairIds).catch((err: unknown) =>
-        log.warn({ err: errorMessage(err) }, 'handing the orders view to the executor failed'),
-      );
+      bus
+        .writeOrdersView(view, pairIds)
+        .catch((err: unknown) =>
+          log.warn({ err: errorMessage(err) }, 'handing the orders view to the executor failed'),
+        );
     });
-    const tracker = new RedisOrderTracker({ redis: base.redis, prefix: settings.redis.prefix });
+    const { tracker } = base;
     const fills = new TrackerFills({
       tracker,
       pairs,
@@ -194,7 +184,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       log: log.child({ component: 'runner' }),
     });
     const risk = settings.supervisor.risk;
-    const pulled = new PulledPairs(base.redis, settings.redis.prefix);
+    const { pulled } = base;
     const runner = new Runner({
       feed,
       fills,
@@ -238,11 +228,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       pairs,
       openingBase: (pairId) => fills.openingBase(pairId),
       orders: tracker,
-      ratecount: new RedisRatecountStore(
-        base.redis,
-        parts.ratecountKey ?? ratecountKeyFor(base.apiKey),
-        MATCHING_ENGINE[client.tier],
-      ),
+      ratecount: base.ratecount,
       flags,
       metrics: new PnlMetrics(registry),
       clock,
@@ -260,9 +246,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     // The operator console's view of the runner, and the pairs an operator pulled; a replay
     // has no operator.
     const consoleSide =
-      parts.replayPnl === undefined
-        ? startConsoleSide(base, settings, pulled, { runner, pnl, log })
-        : undefined;
+      base.redis === undefined
+        ? undefined
+        : startConsoleSide({ ...base, redis: base.redis }, settings, pulled, { runner, pnl, log });
     runner.start();
     feed.start();
     return {
@@ -277,7 +263,6 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
         await pnl.stop();
         await feed.stop();
         await fills.stop();
-        await tracker.close();
         await runner.stop();
         await release();
       },
@@ -293,9 +278,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
  * ages, the hour's chart points) and a read of the pulled pairs each second.
  */
 function startConsoleSide(
-  base: RoleBase,
+  base: LiveRoleBase,
   settings: BotSettings,
-  pulled: PulledPairs,
+  pulled: PullList,
   parts: { runner: Runner; pnl: LivePnl; log: Logger },
 ): { stop(): Promise<void> } {
   const log = parts.log.child({ component: 'console' });

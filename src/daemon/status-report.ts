@@ -1,14 +1,11 @@
-import type { Redis } from 'ioredis';
-import { PulledPairs, type ControlFlags, type HaltState, type PullState } from '../bus/index.js';
+import type { HaltState, PullState } from '../bus/index.js';
 import { Decimal, type Clock, type PairInfo } from '../core/index.js';
-import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
-import { PairLease, RedisRatecountStore, ratecountKeyFor } from '../executor/index.js';
-import { RedisOrderTracker } from '../orders/index.js';
 import type { OrderState } from '../orders/index.js';
 import type { PnlSummaryJson } from '../pnl/index.js';
 import { PNL_REPORT, type PnlReport } from './pnl-live.js';
 import type { QuotingJson } from './quoting.js';
 import type { RoleBase } from './role-base.js';
+import type { Stores } from './stores.js';
 
 /** What `makerd status` and the admin endpoint's /status show, read from Redis. */
 export interface StatusReport {
@@ -52,35 +49,26 @@ export interface PairStatus {
 }
 
 export interface StatusSources {
-  readonly redis: Redis;
-  readonly prefix: string;
-  readonly flags: ControlFlags;
+  /** The stores the roles share: this process's own, or Redis's for `makerd status`. */
+  readonly stores: Pick<Stores, 'tracker' | 'ratecount' | 'flags' | 'leases' | 'pulled'>;
   readonly pairs: readonly PairInfo[];
-  readonly tier: Tier;
-  /** For the ratecount's Redis name only (hashed; never shown). */
-  readonly apiKey: string;
   readonly clock: Clock;
 }
 
 export async function readStatus(s: StatusSources): Promise<StatusReport> {
   const now = s.clock.now();
-  const tracker = new RedisOrderTracker({ redis: s.redis, prefix: s.prefix });
-  const ratecount = new RedisRatecountStore(
-    s.redis,
-    ratecountKeyFor(s.apiKey),
-    MATCHING_ENGINE[s.tier],
-  );
+  const { tracker, ratecount, flags, leases } = s.stores;
   const beat = async (role: 'runner' | 'executor') => {
-    const at = await s.flags.alive(role);
+    const at = await flags.alive(role);
     return at === undefined ? { alive: false } : { alive: true, beatAgeMs: Math.round(now - at) };
   };
   const [halt, runner, executor, supervisor, pnl, pulled] = await Promise.all([
-    s.flags.read(),
+    flags.read(),
     beat('runner'),
     beat('executor'),
-    s.flags.reported('supervisor'),
-    s.flags.reported(PNL_REPORT).then(pnlReportOf),
-    new PulledPairs(s.redis, s.prefix).read(),
+    flags.reported('supervisor'),
+    flags.reported(PNL_REPORT).then(pnlReportOf),
+    s.stores.pulled.read(),
   ]);
   const pairs = await Promise.all(
     s.pairs.map(async (p): Promise<PairStatus> => {
@@ -88,14 +76,14 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         tracker.live(p.id),
         tracker.position(p.id),
         ratecount.level(p.id, now).then((r) => r.level),
-        s.redis.exists(PairLease.keyFor(s.prefix, p.id)),
+        leases.taken(p.id),
       ]);
       const ordersByState: Partial<Record<OrderState, number>> = {};
       for (const o of live) ordersByState[o.state] = (ordersByState[o.state] ?? 0) + 1;
       return {
         pair: p.id,
         altname: p.altname,
-        executor: lease === 1,
+        executor: lease,
         openOrders: live.length,
         ordersByState,
         inventory: { base: position.base, quote: position.quote, avgPrice: position.avgPrice },
@@ -113,7 +101,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
     atMs: now,
     mode: halt.halted ? 'halted' : 'trading',
     halt,
-    stateSinceMs: s.flags.stateSinceMs,
+    stateSinceMs: flags.stateSinceMs,
     pnlSinceMs: pnl?.sinceMs,
     roles: { runner, executor },
     supervisor,
@@ -128,17 +116,9 @@ function pnlReportOf(raw: Record<string, unknown> | undefined): PnlReport | unde
   return typeof pairs === 'object' && pairs !== null ? (raw as unknown as PnlReport) : undefined;
 }
 
-/** readStatus over a running process's base (its Redis, flags, pairs and key). */
-export function readBaseStatus(base: RoleBase, prefix: string): Promise<StatusReport> {
-  return readStatus({
-    redis: base.redis,
-    prefix,
-    flags: base.flags,
-    pairs: base.pairs,
-    tier: base.client.tier,
-    apiKey: base.apiKey,
-    clock: base.clock,
-  });
+/** readStatus over a running process's base (its stores and pairs). */
+export function readBaseStatus(base: RoleBase): Promise<StatusReport> {
+  return readStatus({ stores: base, pairs: base.pairs, clock: base.clock });
 }
 
 /** The report for people: one line per fact. */

@@ -29,7 +29,7 @@ export interface SupervisorRole {
 export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<SupervisorRole> {
   const { settings, log } = parts;
   const { base, release } = await roleBaseFor(settings, parts);
-  const { clock, client, flags, redis, pairs } = base;
+  const { clock, client, flags, pairs, tracker, bus } = base;
   try {
     checkLossQuote(
       settings.supervisor.risk,
@@ -43,17 +43,17 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       log: log.child({ component: 'supervisor' }),
       metrics: new SupervisorMetrics(parts.registry, clock),
       haltOnStop: parts.alone,
-      risk: trackerRiskSource({ redis, prefix: settings.redis.prefix, client, pairs, clock }),
+      risk: trackerRiskSource({ tracker, client, pairs, clock }),
       restBudget: () => {
         const snap = client.limiter?.snapshot();
         return { level: Math.round((snap?.level ?? 0) * 100) / 100, max: snap?.max ?? 0 };
       },
       queues: {
         pause: async () => {
-          await Promise.all(pairs.map((p) => base.bus.queueFor(p.id).pause()));
+          await Promise.all(pairs.map((p) => bus.pause(p.id)));
         },
         resume: async () => {
-          await Promise.all(pairs.map((p) => base.bus.queueFor(p.id).resume()));
+          await Promise.all(pairs.map((p) => bus.resume(p.id)));
         },
       },
     });

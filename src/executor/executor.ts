@@ -1,12 +1,10 @@
 import { hostname, tmpdir } from 'node:os';
-import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   BEAT_EVERY_MS,
   BEAT_TTL_MS,
   type ControlFlags,
   type IntentBus,
-  type IntentJobData,
+  type PairConsumer,
 } from '../bus/index.js';
 import {
   errorMessage,
@@ -18,30 +16,28 @@ import {
   type PairInfo,
 } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
-import { MATCHING_ENGINE } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
 import { ProcessBeacon } from './beacon.js';
 import { OrderReads } from './exchange-orders.js';
-import { PairLease } from './lease.js';
+import type { Lease, Leases } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import { PairContext } from './pair-context.js';
 import { PairExecutor } from './pair-executor.js';
-import { RedisRatecountStore, type RatecountStore } from './ratecount-store.js';
-import { RedisOrderTracker, type OrderTracker } from '../orders/index.js';
+import type { RatecountStore } from './ratecount-store.js';
+import type { OrderTracker } from '../orders/index.js';
 import type { WireSample } from './wire-times.js';
 
 export interface ExecutorOptions {
   readonly client: SpotClient;
+  /** The register the pairs' steps drain, and their wake-ups. */
   readonly bus: IntentBus;
-  /** For the tracker, the ratecount mirror and the leases. */
-  readonly redis: Redis;
-  /** For BullMQ Workers (`maxRetriesPerRequest: null`); each Worker duplicates it to block. */
-  readonly workerRedis: Redis;
+  /** The process's order tracker (the executor writes it; its opener closes it). */
+  readonly tracker: OrderTracker;
+  readonly ratecount: RatecountStore;
+  readonly leases: Leases;
   readonly pairs: readonly PairInfo[];
   readonly instance: number;
   readonly config: ExecutorConfig;
-  /** Base of the ratecount keys: ratecountKeyFor(apiKey). */
-  readonly ratecountKey: string;
   readonly flags?: ControlFlags | undefined;
   readonly metrics: ExecutorMetrics;
   readonly clock?: Clock;
@@ -50,32 +46,24 @@ export interface ExecutorOptions {
   readonly owner?: string;
   /** Raw latency samples, one per intent sent (benchmarks). */
   readonly onWire?: (sample: WireSample) => void;
-  /** Where the process beacon listens (default the OS temp directory): see beacon.ts. */
-  readonly beaconDir?: string;
+  /**
+   * Where the process beacon listens (default the OS temp directory): see beacon.ts. False for
+   * none (the replay: no other process can hold its leases).
+   */
+  readonly beaconDir?: string | false;
 }
 
 /**
- * BullMQ settings for the pairs' jobs (DESIGN.md §3.6): a stalled job is failed, never re-run.
- * The job of a process that died stays active until its lock runs out and a stalled check fails
- * it; until then the pair's next job waits (deduplication keeps one). So the lock lasts half the
- * lease's TTL (a standby holds the pair only after a whole TTL), and is checked twice as often.
+ * A step runs at most this long before the bus counts it stalled and fails it (never re-run): half
+ * the lease's TTL, since a standby holds the pair only after a whole TTL (DESIGN.md §3.6).
  */
-function workerSettings(config: ExecutorConfig) {
-  const lockDuration = Math.max(2_000, config.lease_ttl_ms / 2);
-  return {
-    concurrency: 1,
-    maxStalledCount: 0,
-    lockDuration,
-    stalledInterval: lockDuration / 2,
-    // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it.
-    drainDelay: 5,
-  } as const;
-}
+const lockDurationMs = (config: ExecutorConfig): number => Math.max(2_000, config.lease_ttl_ms / 2);
 
 interface Held {
-  readonly lease: PairLease;
+  readonly lease: Lease;
   readonly pe: PairExecutor;
-  readonly worker: Worker<IntentJobData>;
+  /** Set once the pair's start-up reconciliation is done and its steps run. */
+  consumer: PairConsumer | undefined;
 }
 
 export interface ExecutorPairStatus {
@@ -109,24 +97,17 @@ export class Executor {
   /** Whether the liveness beats are held back by a hung step. */
   #hung = false;
   #beacon: ProcessBeacon | undefined;
+  /** Steps that threw (logged); a backtest with any is suspect, its summary says so. */
+  stepErrors = 0;
 
   constructor(options: ExecutorOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLog;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}`;
-    const limits = MATCHING_ENGINE[options.client.tier];
-    this.#tracker = new RedisOrderTracker({ redis: options.redis, prefix: options.bus.prefix });
-    this.#ratecount = new RedisRatecountStore(
-      options.redis,
-      options.ratecountKey,
-      limits,
-      (pair, level) =>
-        this.#log.warn(
-          { pair, level: Math.round(level * 100) / 100 },
-          'ratecount state missing from Redis: the model goes on from this process’s own level',
-        ),
-    );
+    const limits = options.ratecount.limits;
+    this.#tracker = options.tracker;
+    this.#ratecount = options.ratecount;
     this.#reads = new OrderReads(options.client);
     for (const p of this.#pairs()) {
       options.metrics.ratecountMax.set({ pair: pairLabel(p) }, limits.max);
@@ -146,13 +127,15 @@ export class Executor {
   async start(): Promise<void> {
     const { config, flags } = this.#o;
     const beaconDir = this.#o.beaconDir ?? tmpdir();
-    try {
-      this.#beacon = await ProcessBeacon.open(beaconDir);
-    } catch (err) {
-      this.#log.warn(
-        { dir: beaconDir, err: errorMessage(err) },
-        'no process beacon: after a crash, a restart waits out the old leases (lease_ttl_ms)',
-      );
+    if (beaconDir !== false) {
+      try {
+        this.#beacon = await ProcessBeacon.open(beaconDir);
+      } catch (err) {
+        this.#log.warn(
+          { dir: beaconDir, err: errorMessage(err) },
+          'no process beacon: after a crash, a restart waits out the old leases (lease_ttl_ms)',
+        );
+      }
     }
     await this.#tick();
     // The first takes are awaited: a started executor works every pair free at start.
@@ -195,7 +178,6 @@ export class Executor {
     await Promise.all(this.#taking.values());
     await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
     await this.#beacon?.close();
-    await this.#tracker.close();
   }
 
   #pairs(): readonly PairInfo[] {
@@ -267,15 +249,7 @@ export class Executor {
 
   async #take(pair: PairInfo): Promise<void> {
     const o = this.#o;
-    const lease = new PairLease(
-      o.redis,
-      o.bus.prefix,
-      pair.id,
-      this.#owner,
-      o.config.lease_ttl_ms,
-      this.#clock,
-      this.#beacon,
-    );
+    const lease = o.leases.lease(pair.id, this.#owner, o.config.lease_ttl_ms, this.#beacon);
     if (!(await lease.tryAcquire())) return;
     const log = this.#log.child({ pair: pair.id });
     const ctx = new PairContext({
@@ -296,15 +270,8 @@ export class Executor {
       onWire: o.onWire,
     });
     const pe = new PairExecutor(ctx, () => o.bus.enqueue(pair.id));
-    const worker = new Worker<IntentJobData>(o.bus.queueNameFor(pair.id), () => pe.step(), {
-      connection: o.workerRedis,
-      prefix: o.bus.bullPrefix,
-      autorun: false,
-      ...workerSettings(o.config),
-    });
-    worker.on('error', (err) => log.error({ err: err.message }, 'queue worker error'));
-    worker.on('failed', (_job, err) => log.error({ err: err.message }, 'pair step failed'));
-    this.#held.set(pair.id, { lease, pe, worker });
+    const held: Held = { lease, pe, consumer: undefined };
+    this.#held.set(pair.id, held);
     o.metrics.leases.set({ pair: ctx.label }, 1);
     log.info(
       lease.tookOverFrom === undefined
@@ -318,7 +285,17 @@ export class Executor {
       await this.#let(pair.id, `start failed: ${errorMessage(err)}`);
       return;
     }
-    void worker.run();
+    if (this.#held.get(pair.id) !== held) return;
+    held.consumer = o.bus.consume(pair.id, () => pe.step(), {
+      lockDurationMs: lockDurationMs(o.config),
+      onError: (err, where) => {
+        if (where === 'step') this.stepErrors += 1;
+        log.error(
+          { err: err.message },
+          where === 'step' ? 'pair step failed' : 'queue worker error',
+        );
+      },
+    });
     // What waited in the register while no one held the pair.
     await pe.wake();
   }
@@ -330,7 +307,7 @@ export class Executor {
     held.pe.stop();
     this.#o.metrics.leases.set({ pair: held.pe.ctx.label }, 0);
     // A lost lease stops the pair's step at once; a stop lets it finish.
-    await held.worker.close(why !== 'stopping');
+    await held.consumer?.close(why !== 'stopping');
     await held.lease.release().catch(() => undefined);
     this.#log.info({ pair: id, why }, 'pair released');
   }

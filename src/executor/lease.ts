@@ -18,6 +18,59 @@ end
 return 0
 `;
 
+/** A pair's lease as the executor holds it (DESIGN.md §3.7); the token fences tracker writes. */
+export interface Lease {
+  readonly key: string;
+  readonly token: string;
+  readonly fence: { key: string; token: string };
+  /** Set when the lease was taken from a holder whose process had ended: its owner label. */
+  readonly tookOverFrom: string | undefined;
+  /** True while our last successful renewal leaves at least a third of the TTL. */
+  held(): boolean;
+  tryAcquire(): Promise<boolean>;
+  /** Extends the lease; false (and no longer held) when someone else owns it now. */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+  /** Who holds the pair now (the owner label), or undefined. */
+  owner(): Promise<string | undefined>;
+}
+
+/**
+ * Where the pairs' leases live. Two implementations keep one contract (test/stores): RedisLeases,
+ * shared by every process on the prefix, and MemoryLeases for one process (the replay).
+ */
+export interface Leases {
+  lease(pair: string, owner: string, ttlMs: number, beacon?: ProcessBeacon): Lease;
+  /** Whether anyone holds the pair's lease now. */
+  taken(pair: string): Promise<boolean>;
+}
+
+/** Leases in Redis under `prefix`. */
+export class RedisLeases implements Leases {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #clock: Clock;
+
+  constructor(redis: Redis, prefix: string, clock: Clock) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#clock = clock;
+  }
+
+  lease(pair: string, owner: string, ttlMs: number, beacon?: ProcessBeacon): Lease {
+    return new PairLease(this.#redis, this.#prefix, pair, owner, ttlMs, this.#clock, beacon);
+  }
+
+  async taken(pair: string): Promise<boolean> {
+    const key = PairLease.keyFor(this.#prefix, pair);
+    try {
+      return (await this.#redis.exists(key)) > 0;
+    } catch (err) {
+      throw new ExecutorError('EXECUTOR_REDIS', `lease ${key}`, err);
+    }
+  }
+}
+
 /**
  * One executor works a pair at a time (DESIGN.md §3.7): whoever holds the pair's lease. The lease
  * is a Redis key with a random token and a TTL the owner keeps renewing; a standby takes it when
@@ -26,7 +79,7 @@ return 0
  * hand the pair to someone else. With a beacon, the token names it (`owner#uuid#beacon`), and a
  * lease whose holder's beacon proves it ended is taken at once instead of waited out.
  */
-export class PairLease {
+export class PairLease implements Lease {
   readonly key: string;
   readonly token: string;
   readonly #redis: Redis;

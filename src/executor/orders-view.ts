@@ -1,4 +1,3 @@
-import { readOrdersView } from '../bus/index.js';
 import { dec } from '../core/index.js';
 import { endpoints, UnknownOrderError } from '../exchange/index.js';
 import { executedAtMs, viewOf } from './exchange-orders.js';
@@ -25,7 +24,7 @@ export class OrdersViewFollower {
   /** Applies the newest view if this pair has not yet; returns how many orders left the book. */
   async follow(): Promise<number> {
     const ctx = this.#ctx;
-    const stored = await readOrdersView(ctx.deps.bus);
+    const stored = await ctx.deps.bus.readOrdersView();
     if (stored === undefined || stored.askedAtMs <= this.#appliedAtMs) return 0;
     this.#appliedAtMs = stored.askedAtMs;
     const { open } = endpoints.openOrders.decode({ open: stored.open }, undefined);

@@ -5,7 +5,7 @@ import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import type { ExecutorConfig } from './config.js';
 import { ExecutorError } from './errors.js';
 import type { OrderReads } from './exchange-orders.js';
-import type { PairLease } from './lease.js';
+import type { Lease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
 import type { OrderTracker } from '../orders/index.js';
@@ -21,7 +21,7 @@ export interface PairDeps {
   readonly tracker: OrderTracker;
   readonly ratecount: RatecountStore;
   readonly reads: OrderReads;
-  readonly lease: PairLease;
+  readonly lease: Lease;
   readonly flags: ControlFlags | undefined;
   readonly config: ExecutorConfig;
   readonly limits: MatchingEngineLimits;

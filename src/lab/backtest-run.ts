@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
-import { ControlFlags, deleteKeysUnder } from '../bus/index.js';
+import { deleteKeysUnder } from '../bus/index.js';
 import { InvalidInputError, type PairInfo } from '../core/index.js';
 import {
   InProcessNonceSource,
@@ -9,7 +9,6 @@ import {
   SpotClient,
   type CredentialsInput,
 } from '../exchange/index.js';
-import { ExecutorMetrics } from '../executor/index.js';
 import { pairReport, ReportFills } from './backtest-report.js';
 import type { LedgerTrade } from './fidelity.js';
 import type { RecordedRow } from './recording/format.js';
@@ -20,8 +19,8 @@ import {
   ReplayBus,
   ReplayClock,
   ReplayDriver,
-  ReplayExecutor,
   QueueCheck,
+  type InFlight,
   RecordedEvents,
   createReplayVenue,
   scanRecording,
@@ -40,8 +39,10 @@ import type { Account } from '../sim/state/accounts.js';
 import type { BotSettings } from '../daemon/bot-config.js';
 import { resolveCredentials } from '../daemon/credentials.js';
 import { packageFile } from '../daemon/package-file.js';
+import { startExecutorRole, type ExecutorRole } from '../daemon/executor-role.js';
 import type { RoleBase } from '../daemon/role-base.js';
 import { startRunnerRole, type RunnerRole } from '../daemon/runner-role.js';
+import { memoryStores, redisStores, sharedStores, type Stores } from '../daemon/stores.js';
 
 /** The report's chart resolution at first (PairPnl halves it as the run grows long). */
 const SERIES_EVERY_MS = 1_000;
@@ -75,7 +76,14 @@ export interface BacktestOptions {
    * pending: the command writes them to fills.jsonl. The run itself keeps only a sample.
    */
   readonly onFill?: (pair: string, fill: FillRecord) => void;
+  /**
+   * Where the bot's shared state lives: in memory (default), or in Redis under a fresh prefix as
+   * live (`redis.url`), to check that both give the same run.
+   */
+  readonly stores?: StoreKind;
 }
+
+export type StoreKind = 'memory' | 'redis';
 
 /** One pair's figures for the summary table; the rest is in `reports`. */
 export interface PairResult {
@@ -133,15 +141,17 @@ export interface BacktestResult {
   readonly rows: EventCounts;
   readonly calls: Readonly<Record<string, number>>;
   readonly stepErrors: number;
-  /** Redis commands the bot sent (each a round trip the replay waits for). */
+  /** Where the bot's state lived. */
+  readonly stores: StoreKind;
+  /** Redis commands the bot sent (each a round trip the replay waits for); 0 in memory. */
   readonly redisCommands: number;
 }
 
 /**
  * `makerd backtest`'s run: the recording drives the simulator's engine on a replay clock, and the
- * bot of the config file (runner role, strategies, risk gate, feed and budget plan as `makerd run`
- * builds them; the executor's PairExecutor per pair) trades against it. Redis state lives under a
- * fresh prefix, deleted at the end.
+ * bot of the config file (the runner and executor roles as `makerd run` builds them, on the
+ * replay's clock, client and stores) trades against it. The stores are in memory; with
+ * `stores: 'redis'` they are the live ones under a fresh prefix, deleted at the end.
  */
 export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const wallStart = performance.now();
@@ -163,13 +173,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   });
   const prefix = `${o.settings.redis.prefix}:backtest:${randomUUID().slice(0, 8)}`;
   const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };
-  const redis = new CountingRedis({ url: settings.redis.url, maxRetriesPerRequest: null });
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw new InvalidInputError('redis.url', `cannot connect: ${(err as Error).message}`);
-  }
+  const storeKind = o.stores ?? 'memory';
+  const redis = storeKind === 'redis' ? await connectRedis(settings.redis.url) : undefined;
+  const inFlight: InFlight = redis?.inFlight ?? { count: 0, sent: 0 };
   const client = new SpotClient({
     baseUrl: 'http://backtest.invalid',
     credentials,
@@ -180,8 +186,18 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     clock,
     transport: venue.transport,
   });
-  const bus = new ReplayBus({ connection: redis, prefix, clock });
-  const flags = new ControlFlags({ connection: redis, prefix, clock });
+  const stores: Stores =
+    redis === undefined
+      ? memoryStores(prefix, settings.exchange.tier, clock)
+      : redisStores({
+          redis,
+          prefix,
+          // Under the run's prefix: the key's live model (makerd:ratecount:...) is not the replay's.
+          ratecountKey: `${prefix}:ratecount`,
+          tier: settings.exchange.tier,
+          clock,
+          bus: new ReplayBus({ connection: redis, prefix, clock }),
+        });
   const registry = new Registry();
   const events = new RecordedEvents({
     rows: o.rows(),
@@ -205,7 +221,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const driver = new ReplayDriver({
     clock,
     events,
-    redis: redis.inFlight,
+    redis: inFlight,
     startMs: scan.firstMs,
     endMs: scan.lastMs,
     simTick: venue.runTicks,
@@ -225,45 +241,27 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     const altname = simPairs.find((p) => p.id === pairId)?.altname ?? pairId;
     o.onFill?.(altname, fill);
   };
-  let executor: ReplayExecutor | undefined;
+  let executor: ExecutorRole | undefined;
   let runner: RunnerRole | undefined;
   const startBot = async (): Promise<void> => {
-    await flags.watch(1_000, clock);
+    await stores.flags.watch(1_000, clock);
     const pairs: PairInfo[] = await loadPairs(client, pairNames);
     const base: RoleBase = {
+      ...sharedStores(stores),
       clock,
-      redis,
+      redis: undefined,
       client,
       apiKey: credentials.apiKey,
       pairs,
-      flags,
-      bus,
       own: () => undefined,
       close: () => Promise.resolve(),
     };
-    executor = new ReplayExecutor({
-      client,
-      bus,
-      redis,
-      pairs,
-      instance: settings.instance,
-      config: settings.executor,
-      // Under the run's prefix: the key's live model (makerd:ratecount:...) is not the replay's.
-      ratecountKey: `${prefix}:ratecount`,
-      flags,
-      metrics: new ExecutorMetrics(registry),
-      clock,
-      log: o.log.child({ component: 'executor' }),
-    });
-    await executor.start();
+    const parts = { settings, log: o.log, registry, base };
+    executor = await startExecutorRole({ ...parts, owner: 'backtest', beaconDir: false });
     const started = await startRunnerRole({
-      settings,
-      log: o.log,
-      registry,
+      ...parts,
       strategiesDir: o.strategiesDir,
-      base,
       clock,
-      ratecountKey: `${prefix}:ratecount`,
       replayPnl: {
         seriesEveryMs: SERIES_EVERY_MS,
         onFillSettled: onFill,
@@ -287,13 +285,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       (async () => {
         await runner?.stop();
         await executor?.stop();
-        await flags.unwatch();
+        await stores.flags.unwatch();
       })(),
     );
   } finally {
-    await bus.close();
-    await deleteKeysUnder(redis, prefix);
-    redis.disconnect();
+    await stores.close();
+    if (redis !== undefined) {
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    }
   }
   o.signal?.throwIfAborted();
 
@@ -360,9 +360,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     market: venue.market.stats,
     rows: events.counts,
     calls: Object.fromEntries(venue.transport.calls),
-    stepErrors: executor?.stepErrors ?? 0,
-    redisCommands: redis.inFlight.sent,
+    stepErrors: executor?.executor.stepErrors ?? 0,
+    stores: storeKind,
+    redisCommands: inFlight.sent,
   };
+}
+
+/** The Redis-store replay's connection, or one line naming redis.url. */
+async function connectRedis(url: string): Promise<CountingRedis> {
+  const redis = new CountingRedis({ url, maxRetriesPerRequest: null });
+  try {
+    await redis.connect();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    throw new InvalidInputError('redis.url', `cannot connect: ${(err as Error).message}`);
+  }
 }
 
 function pairInfoOf(runner: RunnerRole, pairId: string): PairInfo {

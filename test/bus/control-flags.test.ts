@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { InvalidInputError, ManualClock, systemClock } from '../../src/core/index.js';
-import { ControlFlags } from '../../src/bus/index.js';
+import { RedisControlFlags, type ControlFlags } from '../../src/bus/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix, waitFor } from './support.js';
 
 const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -16,9 +16,9 @@ void describe('ControlFlags', () => {
   beforeEach(() => {
     prefix = freshPrefix();
     admin = new Redis(REDIS_URL);
-    flags = new ControlFlags({ connection: REDIS_URL, prefix });
+    flags = new RedisControlFlags({ connection: REDIS_URL, prefix });
     // "Another process": its own connection, same prefix.
-    other = new ControlFlags({ connection: REDIS_URL, prefix });
+    other = new RedisControlFlags({ connection: REDIS_URL, prefix });
   });
 
   afterEach(async () => {
@@ -88,7 +88,7 @@ void describe('ControlFlags', () => {
     let watcher: ControlFlags;
     beforeEach(() => {
       lost.length = 0;
-      watcher = new ControlFlags({
+      watcher = new RedisControlFlags({
         connection: REDIS_URL,
         prefix,
         clock: new ManualClock(5_000),

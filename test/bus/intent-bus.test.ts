@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { InvalidInputError, type OrderIntent } from '../../src/core/index.js';
-import { BusError, IntentBus, type IntentJobData } from '../../src/bus/index.js';
+import { BusError, RedisIntentBus, type IntentJobData } from '../../src/bus/index.js';
 import { PAIR, REDIS_URL, deferred, deleteKeys, freshPrefix, intent, waitFor } from './support.js';
 
 const bid = (price: string) => ({ side: 'buy' as const, price, volume: '0.01', postOnly: true });
@@ -14,13 +14,13 @@ const prices = (intents: readonly OrderIntent[]) =>
 void describe('IntentBus', () => {
   let prefix: string;
   let admin: Redis;
-  let bus: IntentBus;
+  let bus: RedisIntentBus;
   const closers: Array<() => Promise<unknown>> = [];
 
   beforeEach(() => {
     prefix = freshPrefix();
     admin = new Redis(REDIS_URL);
-    bus = new IntentBus({ connection: REDIS_URL, prefix });
+    bus = new RedisIntentBus({ connection: REDIS_URL, prefix });
   });
 
   afterEach(async () => {
@@ -197,7 +197,7 @@ void describe('IntentBus', () => {
   });
 
   void it('two publishers racing on one slot get distinct generations; the highest wins', async () => {
-    const other = new IntentBus({ connection: REDIS_URL, prefix });
+    const other = new RedisIntentBus({ connection: REDIS_URL, prefix });
     closers.push(() => other.close());
     const rounds = 25;
     const results = await Promise.all(
@@ -345,7 +345,7 @@ void describe('IntentBus', () => {
   void it('close leaves a connection it was given open', async () => {
     const shared = new Redis(REDIS_URL);
     closers.push(() => shared.quit());
-    const borrowed = new IntentBus({ connection: shared, prefix });
+    const borrowed = new RedisIntentBus({ connection: shared, prefix });
     await borrowed.publish([intent()]);
     await borrowed.close();
     assert.equal(await shared.ping(), 'PONG');

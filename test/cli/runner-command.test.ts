@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { IntentBus } from '../../src/bus/index.js';
+import { RedisIntentBus } from '../../src/bus/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { makerd, stop, type Line } from '../support/spawn.js';
 
@@ -58,7 +58,7 @@ describe('makerd runner', () => {
       assert.equal(started.tier, 'starter');
       assert.deepEqual(started.pairs, ['XBTUSD:spread', 'ETHUSD:avellaneda-stoikov']);
 
-      const bus = new IntentBus({ connection: redis, prefix });
+      const bus = new RedisIntentBus({ connection: redis, prefix });
       try {
         for (const pair of ['XXBTZUSD', 'XETHZUSD']) {
           const end = Date.now() + 30_000;

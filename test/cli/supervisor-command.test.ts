@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { ControlFlags } from '../../src/bus/index.js';
+import { RedisControlFlags } from '../../src/bus/index.js';
 import type { SpotClient } from '../../src/exchange/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
@@ -61,7 +61,7 @@ describe('makerd supervisor, halt, resume', () => {
     );
     env = { TEST_KEY: key.apiKey, TEST_SECRET: key.apiSecret, MAKERD_LOG_LEVEL: 'info' };
     // The runner and executor, as far as the supervisor can tell.
-    const flags = new ControlFlags({ connection: redis, prefix });
+    const flags = new RedisControlFlags({ connection: redis, prefix });
     const beat = (): void => {
       void flags.beat('runner', Date.now(), 1_000);
       void flags.beat('executor', Date.now(), 1_000);
@@ -177,7 +177,7 @@ describe('makerd supervisor, halt, resume', () => {
       assert.equal(done?.disarmed, true);
       assert.deepEqual(await ours(), []);
       assert.equal((await state()).dead_man[key.apiKey], undefined);
-      const flags = new ControlFlags({ connection: redis, prefix });
+      const flags = new RedisControlFlags({ connection: redis, prefix });
       assert.equal((await flags.read()).reason, 'supervisor stopped: no dead-man switch');
       assert.equal(
         sup.lines.some((l) => JSON.stringify(l).includes(key.apiSecret)),
@@ -206,7 +206,7 @@ describe('makerd supervisor, halt, resume', () => {
     assert.match(String(out.by), /^operator:/);
     assert.deepEqual(await ours(), []);
     t.diagnostic(`makerd halt → all orders cancelled, command done: ${Date.now() - haltAt} ms`);
-    const flags = new ControlFlags({ connection: redis, prefix });
+    const flags = new RedisControlFlags({ connection: redis, prefix });
     assert.equal((await flags.read()).halted, true);
 
     const resumed = await run(process.execPath, [BIN, 'resume', '--config', config], {

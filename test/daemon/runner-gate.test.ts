@@ -1,9 +1,10 @@
+import type { RedisIntentBus } from '../../src/bus/index.js';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ControlFlags } from '../../src/bus/index.js';
+import { RedisControlFlags } from '../../src/bus/index.js';
 import { parseBotConfig } from '../../src/daemon/bot-config.js';
 import { startRunnerRole, type RunnerRole } from '../../src/daemon/runner-role.js';
 import { silentLogger } from '../../src/obs/index.js';
@@ -42,7 +43,9 @@ describe('runner role: the risk limits check quotes before they are sent', () =>
     });
   });
   after(async () => {
-    await role?.bus.queueFor('XXBTZUSD').obliterate({ force: true });
+    await (role?.bus as RedisIntentBus | undefined)
+      ?.queueFor('XXBTZUSD')
+      .obliterate({ force: true });
     await role?.stop();
     await sim?.close();
     await deleteKeys(redis, prefix);
@@ -50,7 +53,7 @@ describe('runner role: the risk limits check quotes before they are sent', () =>
   });
 
   it('halts instead of publishing quotes outside the band around mid', async () => {
-    const flags = new ControlFlags({ connection: redis, prefix });
+    const flags = new RedisControlFlags({ connection: redis, prefix });
     const halt = await until('the halt flag', async () => {
       const s = await flags.read();
       return s.halted ? s : undefined;

@@ -1,3 +1,4 @@
+import type { RedisIntentBus } from '../../src/bus/index.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -60,7 +61,7 @@ describe('runner role against the simulator and Redis', () => {
 
   after(async () => {
     for (const p of ['XXBTZUSD', 'XETHZUSD'])
-      await role?.bus.queueFor(p).obliterate({ force: true });
+      await (role?.bus as RedisIntentBus | undefined)?.queueFor(p).obliterate({ force: true });
     await role?.stop();
     await sim?.close();
   });
@@ -94,7 +95,9 @@ describe('runner role against the simulator and Redis', () => {
           assert.ok(price.lt(mid), `${intent.slot} ${price.toFixed()} below ${mid.toFixed()}`);
         else assert.ok(price.gt(mid), `${intent.slot} ${price.toFixed()} above ${mid.toFixed()}`);
       }
-      const jobs = await role.bus.queueFor(pair).getJobs(['waiting', 'prioritized', 'delayed']);
+      const jobs = await (role.bus as RedisIntentBus)
+        .queueFor(pair)
+        .getJobs(['waiting', 'prioritized', 'delayed']);
       assert.ok(
         jobs.some((j) => (j.data as { pair?: string }).pair === pair),
         `a queue job wakes the executor for ${pair}`,

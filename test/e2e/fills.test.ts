@@ -1,3 +1,4 @@
+import type { RedisIntentBus } from '../../src/bus/index.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -6,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseBotConfig } from '../../src/daemon/bot-config.js';
 import { startExecutorRole, type ExecutorRole } from '../../src/daemon/executor-role.js';
-import { openRoleBase, type RoleBase } from '../../src/daemon/role-base.js';
+import { openRoleBase, type LiveRoleBase } from '../../src/daemon/role-base.js';
 import { startRunnerRole, type RunnerRole } from '../../src/daemon/runner-role.js';
 import { createLogger } from '../../src/obs/index.js';
 import { deleteKeys } from '../support/redis.js';
@@ -22,7 +23,7 @@ const FIXTURES = join(import.meta.dirname, '..', 'runner', 'fixtures');
  */
 describe('a fill of our order, from the exchange to the strategy', () => {
   let sim: TestSim;
-  let base: RoleBase;
+  let base: LiveRoleBase;
   let runner: RunnerRole;
   let executor: ExecutorRole;
   const lines: Record<string, unknown>[] = [];
@@ -59,7 +60,9 @@ describe('a fill of our order, from the exchange to the strategy', () => {
   after(async () => {
     await runner?.stop();
     await executor?.stop();
-    await base?.bus.queueFor('XXBTZUSD').obliterate({ force: true });
+    await (base?.bus as RedisIntentBus | undefined)
+      ?.queueFor('XXBTZUSD')
+      .obliterate({ force: true });
     if (base !== undefined) await deleteKeys(base.redis, prefix);
     await base?.close();
     await sim?.close();

@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { IntentBus, ControlFlags, type UnpublishedIntent } from '../../src/bus/index.js';
+import {
+  RedisIntentBus,
+  RedisControlFlags,
+  type ControlFlags,
+  type UnpublishedIntent,
+} from '../../src/bus/index.js';
 import {
   ManualClock,
   systemClock,
@@ -30,10 +35,13 @@ import {
   Executor,
   ExecutorConfig,
   ExecutorMetrics,
+  RedisLeases,
+  RedisRatecountStore,
   type DrainResult,
   type WireSample,
 } from '../../src/executor/index.js';
-import type { OrderTracker } from '../../src/orders/index.js';
+import { MATCHING_ENGINE } from '../../src/exchange/limits/index.js';
+import { RedisOrderTracker, type OrderTracker } from '../../src/orders/index.js';
 import { loadPairs } from '../../src/market/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
@@ -64,7 +72,7 @@ export interface ExecHarness {
   readonly key: KeyPair;
   readonly prefix: string;
   readonly redis: Redis;
-  readonly bus: IntentBus;
+  readonly bus: RedisIntentBus;
   readonly flags: ControlFlags;
   readonly pairs: PairInfo[];
   readonly ratecountKey: string;
@@ -80,8 +88,6 @@ export interface ExecHarness {
     options?: {
       owner?: string;
       restLimiter?: RestLimiter;
-      /** A connection of its own for the executor (default: the bus's). */
-      connection?: Redis;
       client?: Partial<SpotClientOptions>;
     },
   ): Promise<ExecutorUnderTest>;
@@ -126,8 +132,13 @@ export async function startExecHarness(
   const key = sim.addAccount({ tier: options.tier ?? 'pro', nonceWindow: 10_000 });
   const prefix = freshPrefix();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const bus = new IntentBus({ connection: redis, prefix, clock });
-  const flags = new ControlFlags({ connection: redis, prefix });
+  const bus = new RedisIntentBus({ connection: redis, prefix, clock });
+  const trackers: OrderTracker[] = [];
+  const track = (tracker: OrderTracker): OrderTracker => {
+    trackers.push(tracker);
+    return tracker;
+  };
+  const flags = new RedisControlFlags({ connection: redis, prefix });
   await flags.read();
   const pairs = await loadPairs(sim.client({ key }), ['XBTUSD', 'ETHUSD']);
   const executors: Executor[] = [];
@@ -184,16 +195,20 @@ export async function startExecHarness(
       const registry = new Registry();
       const wires: WireSample[] = [];
       const logs: LogEntry[] = [];
-      const connection = o.connection ?? redis;
       const executor = new Executor({
         client,
         bus,
-        redis: connection,
-        workerRedis: connection,
+        // Each executor its own stores on the shared Redis, as each process of a deployment has.
+        tracker: track(new RedisOrderTracker({ redis, prefix })),
+        ratecount: new RedisRatecountStore(
+          redis,
+          `${prefix}:ratecount`,
+          MATCHING_ENGINE[client.tier],
+        ),
+        leases: new RedisLeases(redis, prefix, clock),
         pairs,
         instance: 1,
         config,
-        ratecountKey: `${prefix}:ratecount`,
         flags,
         metrics: new ExecutorMetrics(registry),
         clock,
@@ -248,6 +263,7 @@ export async function startExecHarness(
         if (!stopped) await manual.advance(1_000);
       }
       await stopping;
+      await Promise.all(trackers.map((t) => t.close()));
       for (const pair of pairs)
         await bus
           .queueFor(pair.id)

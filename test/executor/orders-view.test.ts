@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { publishOrdersView } from '../../src/bus/index.js';
 import { executorSuite, until } from './harness.js';
 import { quote } from './quotes.js';
 
@@ -14,7 +13,7 @@ void describe("Executor: fills from the runner's views of our orders", () => {
     const { h } = suite;
     const askedAtMs = h.clock.now();
     const { result } = await h.keyClient().openOrders({});
-    await publishOrdersView(h.bus, { askedAtMs, open: result.open }, [BTC]);
+    await h.bus.writeOrdersView({ askedAtMs, open: result.open }, [BTC]);
   };
   const sellToUs = (volume: string) =>
     suite.h.sim

@@ -1,3 +1,4 @@
+import type { RedisIntentBus } from '../../src/bus/index.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -71,8 +72,8 @@ describe('exchange modes, runner and executor on the simulator', () => {
   after(async () => {
     await runner?.stop();
     await executor?.stop();
-    await runner?.bus
-      .queueFor(BTC)
+    await (runner?.bus as RedisIntentBus | undefined)
+      ?.queueFor(BTC)
       .obliterate({ force: true })
       .catch(() => undefined);
     await sim?.close();
@@ -100,7 +101,7 @@ describe('exchange modes, runner and executor on the simulator', () => {
   const quiet = () =>
     until('nothing in flight', async () => {
       if ((await runner.bus.pending(BTC)).length > 0) return undefined;
-      const jobs = await runner.bus
+      const jobs = await (runner.bus as RedisIntentBus)
         .queueFor(BTC)
         .getJobCounts('active', 'waiting', 'prioritized', 'delayed');
       return Object.values(jobs).every((n) => n === 0) ? true : undefined;

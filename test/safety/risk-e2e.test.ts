@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { ManualClock, parseWithSchema } from '../../src/core/index.js';
 import type { Executor } from '../../src/executor/index.js';
 import { trackerRiskSource } from '../../src/daemon/risk-source.js';
+import { RedisOrderTracker } from '../../src/orders/index.js';
 import { Supervisor, SupervisorConfig, SupervisorMetrics } from '../../src/safety/index.js';
 import { startExecHarness, until, type ExecHarness } from '../executor/harness.js';
 import { logCollector, type LogEntry } from './log-collector.js';
@@ -31,9 +32,9 @@ void describe('Risk limits on the simulator', () => {
       await market.addOrder({ pair: 'XBTUSD', type, ordertype: 'limit', price, volume: '1' });
     }
     const client = h.keyClient();
+    const tracker = new RedisOrderTracker({ redis: h.redis, prefix: h.prefix });
     const source = trackerRiskSource({
-      redis: h.redis,
-      prefix: h.prefix,
+      tracker,
       client,
       pairs: h.pairs,
       clock,

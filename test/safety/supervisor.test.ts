@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ControlFlags, type Role } from '../../src/bus/index.js';
+import { RedisControlFlags, type ControlFlags, type Role } from '../../src/bus/index.js';
 import {
   InvalidInputError,
   ManualClock,
@@ -100,7 +100,7 @@ describe('Supervisor', () => {
     sim = await startTestSim({ clock });
     client = sim.client();
     prefix = freshPrefix();
-    flags = new ControlFlags({ connection: redis, prefix });
+    flags = new RedisControlFlags({ connection: redis, prefix });
     registry = new Registry();
     logs = [];
     calls = new Calls();
@@ -326,7 +326,7 @@ describe('Supervisor', () => {
     beating = ['runner', 'executor'];
     await start();
     await placeBids(2);
-    await new ControlFlags({ connection: redis, prefix }).halt(
+    await new RedisControlFlags({ connection: redis, prefix }).halt(
       'manual check',
       'operator:test',
       clock.now(),

@@ -14,7 +14,7 @@ export {
 } from './recorded-market.js';
 export { scanRecording, type RecordingScan } from './recording-scan.js';
 export { ReplayClock } from './replay-clock.js';
-export { ReplayBus, ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
+export { ReplayBus } from './replay-bus.js';
 export {
   createReplayVenue,
   type ReplayAccount,
