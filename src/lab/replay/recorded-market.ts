@@ -53,6 +53,8 @@ export interface RecordedTrade {
 /** What the recorded market did to the engine, for the summary. */
 export interface RecordedMarketStats {
   depthUpdates: number;
+  /** Imported book changes applied (BookUpdate rows: every change, not poll answers). */
+  bookUpdates: number;
   /** Level3 answers mirrored (their pair's Depth answers are then not used for its book). */
   level3Updates: number;
   tradesApplied: number;
@@ -98,6 +100,7 @@ export class RecordedMarket {
   readonly #mirrored = new Map<string, string>();
   readonly stats: RecordedMarketStats = {
     depthUpdates: 0,
+    bookUpdates: 0,
     level3Updates: 0,
     tradesApplied: 0,
     tradesTooSmall: 0,
@@ -172,10 +175,46 @@ export class RecordedMarket {
   applyDepth(pair: SimPair, bids: readonly RecordedLevel[], asks: readonly RecordedLevel[]): void {
     if (this.#level3Pairs.has(pair.id)) return;
     this.stats.depthUpdates += 1;
-    const view = this.#ctx.engine.book(pair);
+    this.#setLevels(pair, bids, asks, true);
+  }
+
+  /**
+   * An imported book's change (a BookUpdate row): each level listed is set to its volume, the
+   * others stay as they are; a snapshot is a Depth answer (the levels not listed go). Both sides'
+   * removals first, as for Depth.
+   */
+  applyBookUpdate(
+    pair: SimPair,
+    bids: readonly RecordedLevel[],
+    asks: readonly RecordedLevel[],
+    snapshot: boolean,
+  ): void {
+    this.stats.bookUpdates += 1;
+    this.#setLevels(pair, bids, asks, snapshot);
+  }
+
+  /**
+   * Brings the recorded participants' volume to the levels given: on the whole book (`whole`: a
+   * level not given goes), or at the levels given only.
+   */
+  #setLevels(
+    pair: SimPair,
+    bids: readonly RecordedLevel[],
+    asks: readonly RecordedLevel[],
+    whole: boolean,
+  ): void {
+    const engine = this.#ctx.engine;
+    const entries = (side: Side, levels: readonly RecordedLevel[]): readonly BookEntry[] => {
+      if (whole || engine.queue === undefined) {
+        const view = engine.book(pair);
+        const all = side === 'buy' ? view.bids : view.asks;
+        return whole ? all : all.filter((e) => levels.some((l) => l.price.eq(e.price)));
+      }
+      return levels.flatMap((l) => engine.queue?.(pair, side, l.price) ?? []);
+    };
     const plans = [
-      this.#plan(pair, 'buy', view.bids, bids),
-      this.#plan(pair, 'sell', view.asks, asks),
+      this.#plan(pair, 'buy', entries('buy', bids), bids),
+      this.#plan(pair, 'sell', entries('sell', asks), asks),
     ];
     for (const plan of plans) for (const cut of plan.cuts) cut();
     for (const plan of plans) for (const add of plan.adds) add();
@@ -273,6 +312,11 @@ export class RecordedMarket {
     return side === 'buy' ? this.#bids : this.#asks;
   }
 
+  /**
+   * The cuts and adds that bring a side to the recorded levels: every level of the engine's side
+   * when `entries` is its whole view (a level not recorded is removed), else the levels recorded
+   * only (`entries` then holds their queues).
+   */
   #plan(
     pair: SimPair,
     side: Side,
