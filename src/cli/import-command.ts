@@ -66,7 +66,7 @@ export async function runImportTardis(
         `(${Math.round(rows / Math.max(seconds, 0.001))} rows/s)`,
       `  fitted to ${result.pair}'s rules: ${f.offTick} prices off the tick rounded outward, ` +
         `${f.crossed} crossed levels removed, ${f.lotRounded} volumes rounded to the lot, ` +
-        `${f.beforeSnapshot} book rows before the first snapshot skipped, ` +
+        `${f.beforeBook} rows before the first snapshot skipped, ` +
         `${f.tradesSideUnknown} trades of unknown side skipped, ${f.tradesBelowLot} trades below the lot skipped`,
       `replay it: makerd backtest --data ${out} --config FILE (a config quoting ${result.pair})`,
       '',

@@ -46,7 +46,10 @@ export async function openCsv(path: string, flag: string): Promise<CsvFile> {
       await handle.close();
     }
   } catch (err) {
-    throw new InvalidInputError(flag, `${path}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+    throw new InvalidInputError(
+      flag,
+      `${path}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
+    );
   }
   const source = createReadStream(path);
   let text: Readable = source;

@@ -17,8 +17,8 @@ export interface FitCounts {
   offTick: number;
   /** Levels the book held on the other side of an update (a stale level: removed). */
   crossed: number;
-  /** Book rows before the file's first snapshot (no book to apply them to: skipped). */
-  beforeSnapshot: number;
+  /** Book rows and trades before the data's first snapshot (no book to apply them to: skipped). */
+  beforeBook: number;
   /** Levels or trades whose volume had more decimals than the pair's lot (rounded). */
   lotRounded: number;
 }
@@ -110,7 +110,7 @@ export class ImportBook {
   readonly #grid: PairGrid;
   readonly #sides = { bid: new Side(true), ask: new Side(false) };
   #snapshot = false;
-  readonly counts: FitCounts = { offTick: 0, crossed: 0, beforeSnapshot: 0, lotRounded: 0 };
+  readonly counts: FitCounts = { offTick: 0, crossed: 0, beforeBook: 0, lotRounded: 0 };
 
   constructor(grid: PairGrid) {
     this.#grid = grid;

@@ -39,7 +39,10 @@ export async function prepareOut(dir: string, force: boolean): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
   } catch (err) {
-    throw new InvalidInputError('--out', `${dir}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+    throw new InvalidInputError(
+      '--out',
+      `${dir}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
+    );
   }
 }
 

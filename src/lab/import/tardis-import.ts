@@ -5,7 +5,7 @@ import { IMPORT_SUMMARY_FILE, type ImportSummary } from '../recording/import-sum
 import type { RecordedRow } from '../recording/format.js';
 import { RecordingWriter, type RecordingStats } from '../recording/recording-writer.js';
 import { ReplayClock } from '../replay/replay-clock.js';
-import { openCsv, type CsvFile } from './csv-file.js';
+import { openCsv, type CsvFile, type CsvRow } from './csv-file.js';
 import { ImportBook, type BookChange } from './import-book.js';
 import { prepareOut } from './out-folder.js';
 import { importPairRules, type ImportPair } from './pair-rules.js';
@@ -43,6 +43,8 @@ export interface TardisImportResult extends ImportSummary {
 
 /** Flushed every so many rows: the gzip streams keep up (backpressure), memory stays flat. */
 const FLUSH_EVERY_ROWS = 20_000;
+/** The wall clock is looked at every so many rows, for the progress line. */
+const PROGRESS_EVERY_ROWS = 1_000;
 
 /**
  * `makerd import tardis`: a Tardis.dev book file (incremental_book_L2 or book_snapshot_25) and
@@ -64,19 +66,34 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
 
   const bookRows = bookFile.rows;
   const tradeRows = tradesFile.rows;
-  let nextBook = await bookRows.next();
-  let nextTrade = await tradeRows.next();
   const source = new SourceCheck();
   const bookCols = new RowReader(bookFile, layout.columns);
-  if (nextBook.done === true) {
-    throw new InvalidInputError('--book', `${o.book}: no rows after the header`);
+  const book = new ImportBook({ tick: pair.tick, lotDecimals: pair.lotDecimals });
+  // The recording starts at the data's first snapshot: what comes before has no book to act on.
+  let nextBook = await pull(bookRows);
+  let skippedBook = 0;
+  while (
+    layout.kind === 'incremental_book_L2' &&
+    nextBook !== undefined &&
+    bookCols.at(nextBook).text('is_snapshot') !== 'true'
+  ) {
+    source.see(bookCols, '--book');
+    skippedBook += 1;
+    nextBook = await pull(bookRows);
   }
-  source.see(bookCols.at(nextBook.value), '--book');
-  if (nextTrade.done !== true) source.see(tradeCols.at(nextTrade.value), '--trades');
-  const firstMs = Math.min(
-    bookCols.at(nextBook.value).localMs(),
-    nextTrade.done === true ? Infinity : tradeCols.at(nextTrade.value).localMs(),
-  );
+  if (nextBook === undefined) {
+    throw new InvalidInputError('--book', `${o.book}: no book snapshot in the file`);
+  }
+  source.see(bookCols.at(nextBook), '--book');
+  const firstMs = bookCols.localMs();
+  let nextTrade = await pull(tradeRows);
+  let skippedTrades = 0;
+  while (nextTrade !== undefined && tradeCols.at(nextTrade).localMs() < firstMs) {
+    source.see(tradeCols, '--trades');
+    skippedTrades += 1;
+    nextTrade = await pull(tradeRows);
+  }
+  book.counts.beforeBook = skippedBook + skippedTrades;
 
   const writer = await RecordingWriter.open({
     dir: o.out,
@@ -87,14 +104,13 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
     tier: 'imported',
   });
   const out = new RowOut(writer, pair);
-  const book = new ImportBook({ tick: pair.tick, lotDecimals: pair.lotDecimals });
   const apply = bookApplier(layout, bookCols, book);
   const trades = new TradeTaker(tradeCols, book, pair, out);
   out.assetPairs(firstMs);
 
   const progress = new ProgressClock(o, [bookFile, tradesFile], wallStart);
-  let bookRead = 0;
-  let tradesRead = 0;
+  let bookRead = skippedBook;
+  let tradesRead = skippedTrades;
   let messageUs: string | undefined;
   let messageMs = firstMs;
   let lastMs = firstMs;
@@ -104,9 +120,9 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
     messageUs = undefined;
   };
   try {
-    while (nextBook.done !== true || nextTrade.done !== true) {
-      const b = nextBook.done === true ? undefined : bookCols.at(nextBook.value);
-      const t = nextTrade.done === true ? undefined : tradeCols.at(nextTrade.value);
+    while (nextBook !== undefined || nextTrade !== undefined) {
+      const b = nextBook === undefined ? undefined : bookCols.at(nextBook);
+      const t = nextTrade === undefined ? undefined : tradeCols.at(nextTrade);
       const bookMs = b === undefined ? Infinity : b.localMs();
       const tradeMs = t === undefined ? Infinity : t.localMs();
       // Trades first on equal times (see above).
@@ -117,7 +133,7 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
         lastMs = Math.max(lastMs, tradeMs);
         trades.take(lastMs);
         tradesRead++;
-        nextTrade = await tradeRows.next();
+        nextTrade = await pull(tradeRows);
       } else if (b !== undefined) {
         source.see(b, '--book');
         const us = b.text('local_timestamp');
@@ -129,13 +145,11 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
         messageMs = lastMs;
         apply(b);
         bookRead++;
-        nextBook = await bookRows.next();
+        nextBook = await pull(bookRows);
       }
       const read = bookRead + tradesRead;
-      if (read % FLUSH_EVERY_ROWS === 0) {
-        await writer.flush();
-        progress.tick(read, lastMs);
-      }
+      if (read % PROGRESS_EVERY_ROWS === 0) progress.tick(read, lastMs);
+      if (read % FLUSH_EVERY_ROWS === 0) await writer.flush();
     }
     flushBook();
     out.flushTrades();
@@ -166,6 +180,12 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
   return { ...summary, files: writer.stats(), wallMs: performance.now() - wallStart };
 }
 
+/** The next row, or undefined at the end. */
+async function pull(rows: AsyncGenerator<CsvRow>): Promise<CsvRow | undefined> {
+  const next = await rows.next();
+  return next.done === true ? undefined : next.value;
+}
+
 function bookKindName(layout: BookLayout): string {
   return layout.kind === 'incremental_book_L2' ? layout.kind : `book_snapshot_${layout.levels}`;
 }
@@ -189,7 +209,6 @@ function bookApplier(layout: BookLayout, r: RowReader, book: ImportBook): (row: 
       book.replace(side('bids'), side('asks'));
     };
   }
-  let started = false;
   let lastSnapshot = false;
   return () => {
     const snapshotText = r.text('is_snapshot');
@@ -198,16 +217,8 @@ function bookApplier(layout: BookLayout, r: RowReader, book: ImportBook): (row: 
     }
     const snapshot = snapshotText === 'true';
     // A snapshot after updates (a reconnection, a new day) replaces the book.
-    if (snapshot && !lastSnapshot) {
-      book.clear();
-      started = true;
-    }
+    if (snapshot && !lastSnapshot) book.clear();
     lastSnapshot = snapshot;
-    if (!started) {
-      // Buffered updates from before the feed's first snapshot (Tardis says: skip them).
-      book.counts.beforeSnapshot += 1;
-      return;
-    }
     const side = r.text('side');
     if (side !== 'bid' && side !== 'ask') r.fail(`side "${side}" is neither bid nor ask`);
     r.decimal('price');

@@ -25,8 +25,8 @@ export interface ImportSummary {
     readonly offTick: number;
     /** Stale levels the other side of an update crossed, removed. */
     readonly crossed: number;
-    /** Book rows before the first snapshot (skipped: no book to apply them to). */
-    readonly beforeSnapshot: number;
+    /** Book rows and trades before the data's first snapshot (skipped: no book to apply them to). */
+    readonly beforeBook: number;
     /** Volumes with more decimals than the pair's lot, rounded. */
     readonly lotRounded: number;
     /** Trades of unknown side priced inside the spread (skipped). */
