@@ -23,6 +23,7 @@ export interface CsvFile {
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
+const CHUNK_BYTES = 1 << 20;
 
 /**
  * Opens a CSV file, plain or gzip (told by its first two bytes, not its name), and reads its
@@ -51,10 +52,11 @@ export async function openCsv(path: string, flag: string): Promise<CsvFile> {
       `${path}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
     );
   }
-  const source = createReadStream(path);
+  // Large chunks: a row is a few dozen bytes, and each chunk is a wait on the disk or the zlib pool.
+  const source = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   let text: Readable = source;
   if (gzip) {
-    const gunzip = createGunzip();
+    const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
     source.on('error', (err) => gunzip.destroy(err));
     text = source.pipe(gunzip);
   }
