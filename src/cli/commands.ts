@@ -174,6 +174,10 @@ export function registerCommands(program: Command): void {
       '--asset-pairs <file>',
       "the pair's rules: an AssetPairs answer (JSON); default makerd's own for the pairs it knows",
     )
+    .option(
+      '--depth <levels>',
+      'levels a side the recording holds, the best (default 100, at most 1000)',
+    )
     .option('--force', 'replace a recording already in --out')
     .action(async (opts: ImportTardisOptions) =>
       (await import('./import-command.js')).runImportTardis(opts),

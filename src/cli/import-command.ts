@@ -8,6 +8,7 @@ export interface ImportTardisOptions {
   readonly pair: string;
   readonly out: string;
   readonly assetPairs?: string;
+  readonly depth?: string;
   readonly force?: boolean;
 }
 
@@ -46,6 +47,7 @@ export async function runImportTardis(
       pair: opts.pair,
       out,
       ...(opts.assetPairs === undefined ? {} : { assetPairs: opts.assetPairs }),
+      ...(opts.depth === undefined ? {} : { depth: Number(opts.depth) }),
       force: opts.force === true,
       onProgress: show,
       progressEveryMs: terminal.live ? 200 : PROGRESS_LINE_MS,
@@ -60,7 +62,8 @@ export async function runImportTardis(
   io.out.write(
     [
       `imported ${result.exchange} ${result.symbol} as ${result.pair}, ${iso(result.fromMs)} to ${iso(result.toMs)}:`,
-      `  ${result.book.rows} book rows (${result.book.kind}) as ${result.bookUpdates} book updates, ` +
+      `  ${result.book.rows} book rows (${result.book.kind}) as ${result.bookUpdates} book updates ` +
+        `(the best ${result.book.depth} levels a side), ` +
         `${result.trades.rows} trades as ${result.tradesWritten}; ${result.files.files} files, ` +
         `${Math.ceil(result.files.bytes / 1024)} KB, ${seconds.toFixed(1)} s ` +
         `(${Math.round(rows / Math.max(seconds, 0.001))} rows/s)`,

@@ -43,17 +43,27 @@ interface RawLevel {
   readonly offTick: boolean;
 }
 
-/** One side: the data's own levels, and the same merged onto the pair's tick. */
+/** One side: the data's own levels, and the same merged onto the pair's tick, best first. */
 class Side {
   readonly raw = new Map<string, RawLevel>();
   readonly merged = new Map<string, Decimal>();
-  readonly dirty = new Set<string>();
+  /** The merged levels' prices, best first (`o`: the price, negated for bids). */
+  readonly #sorted: { o: number; key: string }[] = [];
+  /** The levels of the last BookUpdate row: price to the volume it gave. */
+  emitted = new Map<string, string>();
+  changed = false;
+  /** Each merged level's volume on the pair's lot, as written. */
+  readonly #texts = new Map<string, string>();
   readonly #isBid: boolean;
+  readonly #depth: number;
+  readonly #lotDecimals: number;
   #best: RawLevel | undefined;
   #bestKnown = true;
 
-  constructor(isBid: boolean) {
+  constructor(isBid: boolean, depth: number, lotDecimals: number) {
     this.#isBid = isBid;
+    this.#depth = depth;
+    this.#lotDecimals = lotDecimals;
   }
 
   better(a: number, b: number): boolean {
@@ -84,18 +94,61 @@ class Side {
         this.#best = level;
       }
     }
-    const total = (this.merged.get(level.onTick) ?? new Decimal(0)).minus(before).plus(amount);
-    if (total.gt(0)) this.merged.set(level.onTick, total);
-    else this.merged.delete(level.onTick);
-    this.dirty.add(level.onTick);
+    const had = this.merged.get(level.onTick);
+    const total = (had ?? new Decimal(0)).minus(before).plus(amount);
+    if (total.gt(0)) {
+      this.merged.set(level.onTick, total);
+      this.#texts.set(
+        level.onTick,
+        total.toDecimalPlaces(this.#lotDecimals, Decimal.ROUND_HALF_EVEN).toFixed(),
+      );
+      if (had === undefined) this.#insert(level.onTick);
+    } else if (had !== undefined) {
+      this.merged.delete(level.onTick);
+      this.#texts.delete(level.onTick);
+    }
+    // Only a level within the written window (or one leaving it) changes what is written.
+    const at = this.#indexOf(this.#orient(level.onTick));
+    if (at < this.#depth) this.changed = true;
+    if (!total.gt(0) && this.#sorted[at]?.key === level.onTick) this.#sorted.splice(at, 1);
   }
 
   clear(): void {
-    for (const key of this.merged.keys()) this.dirty.add(key);
     this.raw.clear();
     this.merged.clear();
+    this.#texts.clear();
+    this.#sorted.length = 0;
     this.#best = undefined;
     this.#bestKnown = true;
+    this.changed = true;
+  }
+
+  /** The written window: the best `depth` merged levels, best first, volumes as written. */
+  window(): LevelText[] {
+    return this.#sorted
+      .slice(0, this.#depth)
+      .map(({ key }): LevelText => [key, this.#texts.get(key) as string]);
+  }
+
+  #orient(key: string): number {
+    return this.#isBid ? -Number(key) : Number(key);
+  }
+
+  /** First index whose price is not better than `o`. */
+  #indexOf(o: number): number {
+    let lo = 0;
+    let hi = this.#sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#sorted[mid] as { o: number }).o < o) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #insert(key: string): void {
+    const o = this.#orient(key);
+    this.#sorted.splice(this.#indexOf(o), 0, { o, key });
   }
 }
 
@@ -108,12 +161,17 @@ class Side {
  */
 export class ImportBook {
   readonly #grid: PairGrid;
-  readonly #sides = { bid: new Side(true), ask: new Side(false) };
+  readonly #sides: { readonly bid: Side; readonly ask: Side };
   #snapshot = false;
   readonly counts: FitCounts = { offTick: 0, crossed: 0, beforeBook: 0, lotRounded: 0 };
 
-  constructor(grid: PairGrid) {
+  /** `depth`: the levels a side the recording holds (the best; the rest is kept, not written). */
+  constructor(grid: PairGrid, depth: number) {
     this.#grid = grid;
+    this.#sides = {
+      bid: new Side(true, depth, grid.lotDecimals),
+      ask: new Side(false, depth, grid.lotDecimals),
+    };
   }
 
   /** Discards the whole book: the next change is a snapshot. */
@@ -138,6 +196,7 @@ export class ImportBook {
     } else if (level.amount.eq(amount)) {
       return;
     }
+    if (amount.decimalPlaces() > this.#grid.lotDecimals) this.counts.lotRounded += 1;
     book.set(key, level, amount);
     if (amount.gt(0)) this.#uncross(side, level.num);
   }
@@ -186,25 +245,30 @@ export class ImportBook {
   }
 
   /**
-   * What changed since the last call, as one BookUpdate row's content (undefined: nothing). After
-   * a clear(), a snapshot: every level, best first.
+   * What changed since the last call in the best `depth` levels a side, as one BookUpdate row's
+   * content (undefined: nothing): the levels whose volume changed, those that left (volume "0")
+   * and those that came in (the levels that left first). After a clear(), a snapshot: every level of the window, best first.
    */
   takeChange(): BookChange | undefined {
     const snapshot = this.#snapshot;
     const { bid, ask } = this.#sides;
-    if (!snapshot && bid.dirty.size === 0 && ask.dirty.size === 0) return undefined;
+    if (!snapshot && !bid.changed && !ask.changed) return undefined;
     this.#snapshot = false;
-    const list = (side: Side, isBid: boolean): LevelText[] => {
-      const keys = snapshot ? [...side.merged.keys()] : [...side.dirty];
-      side.dirty.clear();
-      const levels = keys.map((k) => ({ key: k, num: Number(k) }));
-      levels.sort((a, b) => (isBid ? b.num - a.num : a.num - b.num));
-      return levels.map(({ key }) => [
-        key,
-        this.lot(side.merged.get(key) ?? new Decimal(0)).toFixed(),
-      ]);
+    const list = (side: Side): LevelText[] => {
+      if (!snapshot && !side.changed) return [];
+      side.changed = false;
+      const window = side.window();
+      const before = side.emitted;
+      side.emitted = new Map(window);
+      if (snapshot) return window;
+      const out: LevelText[] = [];
+      for (const key of before.keys()) if (!side.emitted.has(key)) out.push([key, '0']);
+      return [...out, ...window.filter(([key, volume]) => before.get(key) !== volume)];
     };
-    return { snapshot, bids: list(bid, true), asks: list(ask, false) };
+    const bids = list(bid);
+    const asks = list(ask);
+    if (!snapshot && bids.length === 0 && asks.length === 0) return undefined;
+    return { snapshot, bids, asks };
   }
 
   #uncross(side: BookSideName, num: number): void {

@@ -19,6 +19,8 @@ export interface TardisImportOptions {
   readonly out: string;
   /** An AssetPairs answer with the pair's rules; default the simulator's for a pair it knows. */
   readonly assetPairs?: string;
+  /** The levels a side the recording holds, the best (default DEFAULT_DEPTH). */
+  readonly depth?: number;
   /** Replace a recording already in `out`. */
   readonly force?: boolean;
   /** Told now and then (at most every `progressEveryMs` of wall time) how far the import is. */
@@ -41,6 +43,15 @@ export interface TardisImportResult extends ImportSummary {
   readonly wallMs: number;
 }
 
+/**
+ * The levels a side an import writes by default: the bot's Depth polls ask for fewer, and a
+ * feed's deep levels are often stale (some venues leave it to the client to drop levels beyond
+ * its depth).
+ */
+export const DEFAULT_DEPTH = 100;
+/** The replay spreads a side over 8 keys of 225 open orders each: room for this many levels. */
+export const MAX_DEPTH = 1_000;
+
 /** Flushed every so many rows: the gzip streams keep up (backpressure), memory stays flat. */
 const FLUSH_EVERY_ROWS = 20_000;
 /** The wall clock is looked at every so many rows, for the progress line. */
@@ -57,6 +68,10 @@ const PROGRESS_EVERY_ROWS = 1_000;
  */
 export async function importTardis(o: TardisImportOptions): Promise<TardisImportResult> {
   const wallStart = performance.now();
+  const depth = o.depth ?? DEFAULT_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+    throw new InvalidInputError('--depth', `levels a side, 1 to ${MAX_DEPTH}, got ${o.depth}`);
+  }
   const pair = await importPairRules(o.pair, o.assetPairs);
   const bookFile = await openCsv(o.book, '--book');
   const tradesFile = await openCsv(o.trades, '--trades');
@@ -68,7 +83,7 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
   const tradeRows = tradesFile.rows;
   const source = new SourceCheck();
   const bookCols = new RowReader(bookFile, layout.columns);
-  const book = new ImportBook({ tick: pair.tick, lotDecimals: pair.lotDecimals });
+  const book = new ImportBook({ tick: pair.tick, lotDecimals: pair.lotDecimals }, depth);
   // The recording starts at the data's first snapshot: what comes before has no book to act on.
   let nextBook = await pull(bookRows);
   let skippedBook = 0;
@@ -164,7 +179,7 @@ export async function importTardis(o: TardisImportOptions): Promise<TardisImport
     exchange,
     symbol,
     pair: pair.altname,
-    book: { file: o.book, kind: bookKindName(layout), rows: bookRead },
+    book: { file: o.book, kind: bookKindName(layout), rows: bookRead, depth },
     trades: { file: o.trades, rows: tradesRead },
     fromMs: firstMs,
     toMs: lastMs,

@@ -11,7 +11,13 @@ export interface ImportSummary {
   readonly symbol: string;
   /** The pair the recording holds it as (altname). */
   readonly pair: string;
-  readonly book: { readonly file: string; readonly kind: string; readonly rows: number };
+  readonly book: {
+    readonly file: string;
+    readonly kind: string;
+    readonly rows: number;
+    /** The levels a side written (the best). */
+    readonly depth: number;
+  };
   readonly trades: { readonly file: string; readonly rows: number };
   /** The data's span (local_timestamp, ms since the epoch). */
   readonly fromMs: number;

@@ -9,12 +9,15 @@ import type { Account } from '../../sim/state/accounts.js';
 import type { SystemMode } from '../../sim/state/status.js';
 
 /**
- * Recorded participants, one key per book side (each side's resting orders stay under the
- * exchange's open-orders limit) and one for recorded takers: self-trade prevention never stops a
- * recorded trade, and recorded bids and asks never meet (a recorded book is not crossed).
+ * Recorded participants: the makers of each book side, and one key for recorded takers:
+ * self-trade prevention never stops a recorded trade, and recorded bids and asks never meet (a
+ * recorded book is not crossed). A side's levels are spread over DEPTH_KEYS keys by price (these
+ * are the first), so a deep book (an import of a whole venue's book) stays under each key's
+ * open-orders limit, 225 on the pro tier.
  */
 export const RECORDED_BID_KEY = '__recorded_bids__';
 export const RECORDED_ASK_KEY = '__recorded_asks__';
+const DEPTH_KEYS = 8;
 export const RECORDED_TAKER_KEY = '__recorded_taker__';
 /** Every recorded participant's key starts so; no exchange key does. */
 const RECORDED_PREFIX = '__recorded_';
@@ -85,8 +88,7 @@ export interface RecordedMarketStats {
 export class RecordedMarket {
   readonly #ctx: SimContext;
   readonly #rule: QueueRule;
-  readonly #bids: Account;
-  readonly #asks: Account;
+  readonly #depthMakers: Record<Side, Account[]>;
   readonly #taker: Account;
   readonly #level3Makers: Record<Side, Account[]>;
   /** The live session's own open volume per pair, side and price (recorded OpenOrders). */
@@ -125,8 +127,14 @@ export class RecordedMarket {
         },
         ctx.clock.now(),
       );
-    this.#bids = account(RECORDED_BID_KEY);
-    this.#asks = account(RECORDED_ASK_KEY);
+    const depthShards = (first: string, side: string): Account[] =>
+      Array.from({ length: DEPTH_KEYS }, (_, i) =>
+        account(i === 0 ? first : `${RECORDED_PREFIX}${side}_${i}__`),
+      );
+    this.#depthMakers = {
+      buy: depthShards(RECORDED_BID_KEY, 'bids'),
+      sell: depthShards(RECORDED_ASK_KEY, 'asks'),
+    };
     this.#taker = account(RECORDED_TAKER_KEY);
     const shards = (side: string): Account[] =>
       Array.from({ length: LEVEL3_KEYS }, (_, i) => account(`${RECORDED_PREFIX}l3_${side}_${i}__`));
@@ -308,8 +316,11 @@ export class RecordedMarket {
     }
   }
 
-  #maker(side: Side): Account {
-    return side === 'buy' ? this.#bids : this.#asks;
+  /** The recorded maker of one price: the same key for a price, neighbours on different keys. */
+  #maker(pair: SimPair, side: Side, price: Decimal): Account {
+    const ticks = Math.round(price.div(pair.tick).toNumber());
+    const shards = this.#depthMakers[side];
+    return shards[((ticks % DEPTH_KEYS) + DEPTH_KEYS) % DEPTH_KEYS] as Account;
   }
 
   /**
@@ -323,7 +334,6 @@ export class RecordedMarket {
     entries: readonly BookEntry[],
     recorded: readonly RecordedLevel[],
   ): { cuts: (() => void)[]; adds: (() => void)[] } {
-    const maker = this.#maker(side);
     const own = this.#own.get(`${pair.id}:${side}`);
     const target = new Map<string, Decimal>();
     for (const level of recorded) {
@@ -348,6 +358,7 @@ export class RecordedMarket {
     const cuts: (() => void)[] = [];
     const adds: (() => void)[] = [];
     for (const [key, q] of queues) {
+      const maker = this.#maker(pair, side, q.price);
       const want = target.get(key) ?? new Decimal(0);
       const foreign = q.entries.filter((e) => e.accountKey === maker.key);
       const have = foreign.reduce((sum, e) => sum.plus(e.qty), new Decimal(0));

@@ -74,7 +74,7 @@ async function importFiles(
   dir: string,
   book: { header: string; rows: string[]; gzip?: boolean },
   trades: string[],
-  extra: { pair?: string; out?: string; force?: boolean; assetPairs?: string } = {},
+  extra: { pair?: string; out?: string; force?: boolean; assetPairs?: string; depth?: number } = {},
 ) {
   const bookPath = join(dir, book.gzip === true ? 'book.csv.gz' : 'book.csv');
   const tradesPath = join(dir, 'trades.csv');
@@ -87,6 +87,7 @@ async function importFiles(
     pair: extra.pair ?? 'XBTUSD',
     out,
     ...(extra.force === undefined ? {} : { force: extra.force }),
+    ...(extra.depth === undefined ? {} : { depth: extra.depth }),
     ...(extra.assetPairs === undefined ? {} : { assetPairs: extra.assetPairs }),
   });
   const rows = await collect(new RecordingReader(out).rows());
@@ -244,6 +245,45 @@ void describe('makerd import tardis', () => {
     });
     assert.equal(result.book.kind, 'book_snapshot_25');
     assert.equal(result.tradesWritten, 1);
+  });
+
+  void it('writes the best --depth levels a side; a level removed brings the next one in', async () => {
+    const dir = folder();
+    const book = [
+      ...['60000.0', '59999.0', '59998.0', '59997.0'].map((p) =>
+        bookRow(ms(1), true, 'bid', p, '1'),
+      ),
+      bookRow(ms(1), true, 'ask', '60001.0', '1'),
+      bookRow(ms(2), false, 'bid', '60000.0', '0'),
+      // Below the window: kept, not written.
+      bookRow(ms(3), false, 'bid', '59997.0', '5'),
+    ];
+    const { rows, result } = await importFiles(
+      dir,
+      { header: INCREMENTAL_HEADER, rows: book },
+      [],
+      {
+        depth: 2,
+      },
+    );
+    const u = updates(rows);
+    assert.deepEqual(u[0]?.bids, [
+      ['60000', '1'],
+      ['59999', '1'],
+    ]);
+    assert.deepEqual(u[1]?.bids, [
+      ['60000', '0'],
+      ['59998', '1'],
+    ]);
+    assert.equal(u.length, 2, 'a change below the window writes nothing');
+    assert.equal(result.book.depth, 2);
+    await assert.rejects(
+      importFiles(dir, { header: INCREMENTAL_HEADER, rows: book }, [], {
+        depth: 0,
+        out: join(dir, 'r0'),
+      }),
+      { message: '--depth: levels a side, 1 to 1000, got 0' },
+    );
   });
 
   void it('removes a stale level an update crosses, and counts it', async () => {
