@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { BacktestCommandOptions } from './backtest-command.js';
 import type { DemoOptions } from './demo-command.js';
+import type { ImportTardisOptions } from './import-command.js';
 import type { FlagCommandOptions } from './operator-commands.js';
 import type { RoleName } from './process-command.js';
 import type { RecordOptions } from './record-command.js';
@@ -156,6 +157,30 @@ export function registerCommands(program: Command): void {
     .option('--log-level <level>', LOG_LEVEL_HELP)
     .action(async (opts: SweepWorkerCommandOptions) =>
       (await import('./sweep-command.js')).runSweepWorkerCommand(opts),
+    );
+
+  program
+    .command('import')
+    .description('turn market data from elsewhere into a recording makerd backtest replays')
+    .command('tardis')
+    .description(
+      'Tardis.dev CSV files (incremental_book_L2 or book_snapshot_25, and trades; gzip or plain) of one symbol as a recording of a pair: every book change and every trade',
+    )
+    .requiredOption('--book <file>', 'incremental_book_L2 or book_snapshot_25 CSV file')
+    .requiredOption('--trades <file>', 'trades CSV file of the same symbol')
+    .requiredOption('--pair <pair>', 'the pair the recording holds it as (e.g. XBTUSD)')
+    .requiredOption('--out <dir>', 'folder of the recording (new or empty)')
+    .option(
+      '--asset-pairs <file>',
+      "the pair's rules: an AssetPairs answer (JSON); default makerd's own for the pairs it knows",
+    )
+    .option(
+      '--depth <levels>',
+      'levels a side the recording holds, the best (default 100, at most 1000)',
+    )
+    .option('--force', 'replace a recording already in --out')
+    .action(async (opts: ImportTardisOptions) =>
+      (await import('./import-command.js')).runImportTardis(opts),
     );
 
   program

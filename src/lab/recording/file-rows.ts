@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import {
   decodeRow,
-  RECORDING_VERSION,
+  READABLE_VERSIONS,
   RecordingLineError,
+  UnknownEndpointError,
   type RecordedRow,
   type RecordingHeader,
 } from './format.js';
@@ -35,6 +36,8 @@ export async function* fileRows(
   let rows = 0;
   let rest = '';
   let header = false;
+  // An unknown endpoint is told once per file, not on each of its rows.
+  const unknown = new Set<string>();
   const line = (text: string): RecordedRow | 'stop' | undefined => {
     lineNo++;
     if (!header) {
@@ -53,6 +56,10 @@ export async function* fileRows(
     } catch (err) {
       rows--;
       if (!(err instanceof RecordingLineError)) throw err;
+      if (err instanceof UnknownEndpointError) {
+        if (unknown.has(err.endpoint)) return undefined;
+        unknown.add(err.endpoint);
+      }
       events.problem({
         kind: 'corrupt-line',
         file,
@@ -110,8 +117,8 @@ function readHeader(text: string): RecordingHeader | string {
   }
   const version = (h as { makerd_recording?: unknown } | null)?.makerd_recording;
   if (version === undefined) return 'the first line is not a recording header';
-  if (version !== RECORDING_VERSION) {
-    return `a recording of version ${JSON.stringify(version)}; this makerd reads version ${RECORDING_VERSION}`;
+  if (typeof version !== 'number' || !READABLE_VERSIONS.includes(version)) {
+    return `a recording of version ${JSON.stringify(version)}; this makerd reads versions ${READABLE_VERSIONS.join(' and ')}`;
   }
   return h as RecordingHeader;
 }

@@ -7,7 +7,12 @@
  * keep every digit, and replay parses it with the client's own parser.
  */
 
-export const RECORDING_VERSION = 1;
+/**
+ * The version this makerd writes. Version 2 added `BookUpdate` rows (an imported book at the
+ * data's own resolution); a version-1 file holds none and reads the same, so both are read.
+ */
+export const RECORDING_VERSION = 2;
+export const READABLE_VERSIONS: readonly number[] = [1, 2];
 
 /** The folder of key-wide answers (not about one pair). */
 export const KEY_FOLDER = '_key';
@@ -18,7 +23,10 @@ export const KEY_FOLDER = '_key';
  * once a second while a trading daemon records (in OpenOrders' shape): replay takes them out of the
  * recorded book; the exchange's OpenOrders, polled every 30 s or so, is too stale for that.
  * `TradesGap`, public trades the Trades poll skipped because the budget could not fetch them in
- * time (trades-gap.ts): the reader reports each as a gap.
+ * time (trades-gap.ts): the reader reports each as a gap. `BookUpdate`, a book imported from
+ * another source (src/lab/import) at its own resolution, every change rather than poll answers:
+ * `{"snapshot":bool,"bids":[[price,volume],...],"asks":[...]}`, each volume the level's new total
+ * ("0" removes it); a snapshot replaces the whole book.
  */
 export const RECORDED_ENDPOINTS = [
   'Depth',
@@ -30,11 +38,12 @@ export const RECORDED_ENDPOINTS = [
   'AssetPairs',
   'OwnOrders',
   'TradesGap',
+  'BookUpdate',
 ] as const;
 export type RecordedEndpoint = (typeof RECORDED_ENDPOINTS)[number];
 
 export interface RecordingHeader {
-  readonly makerd_recording: typeof RECORDING_VERSION;
+  readonly makerd_recording: number;
   /** Pair altname, or KEY_FOLDER for key-wide files. */
   readonly pair: string;
   /** When the writing process started (ms since the epoch); one file per process and hour. */
@@ -100,8 +109,9 @@ export function decodeRow(line: string): RecordedRow {
   if (typeof receivedMs !== 'number' || !Number.isFinite(receivedMs)) {
     throw new RecordingLineError('"t" (received at, ms) must be a number');
   }
+  if (typeof endpoint !== 'string') throw new RecordingLineError('"e" (endpoint) must be a string');
   if (!RECORDED_ENDPOINTS.includes(endpoint as RecordedEndpoint)) {
-    throw new RecordingLineError(`"e" must be one of ${RECORDED_ENDPOINTS.join(', ')}`);
+    throw new UnknownEndpointError(endpoint);
   }
   if (pair !== undefined && typeof pair !== 'string') {
     throw new RecordingLineError('"p" (pair) must be a string');
@@ -128,6 +138,18 @@ export class RecordingLineError extends Error {
   constructor(reason: string) {
     super(reason);
     this.name = 'RecordingLineError';
+  }
+}
+
+/** A row of an endpoint this makerd does not know (a newer makerd's recording). */
+export class UnknownEndpointError extends RecordingLineError {
+  readonly endpoint: string;
+
+  constructor(endpoint: string) {
+    super(
+      `unknown endpoint "${endpoint}" (this makerd reads ${RECORDED_ENDPOINTS.join(', ')}); its rows are skipped`,
+    );
+    this.endpoint = endpoint;
   }
 }
 

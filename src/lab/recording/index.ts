@@ -19,6 +19,7 @@ export type { RecordingProblem } from './problems.js';
 export { intervalsOf } from './intervals.js';
 export { Recorder, type RecorderOptions } from './recorder.js';
 export { tradesGapRow } from './trades-gap.js';
+export { IMPORT_SUMMARY_FILE, readImportSummary, type ImportSummary } from './import-summary.js';
 export {
   DEFAULT_SIMULATED_SEED,
   DEFAULT_SIMULATED_START_MS,

@@ -104,6 +104,16 @@ export class RecordedEvents {
     }
     const atMs = Math.max(nowMs, Math.round((row.askedMs + row.receivedMs) / 2));
     try {
+      if (row.endpoint === 'BookUpdate') {
+        // Not an exchange answer: no envelope (format.ts).
+        const pair = this.#pair(row.pair);
+        const update = JSON.parse(row.body) as { snapshot?: unknown; bids: unknown; asks: unknown };
+        const bids = levels(update.bids);
+        const asks = levels(update.asks);
+        const snapshot = update.snapshot === true;
+        this.#push(atMs, () => this.#market.applyBookUpdate(pair, bids, asks, snapshot));
+        return;
+      }
       const result = resultOf(row.body);
       switch (row.endpoint) {
         case 'Depth': {

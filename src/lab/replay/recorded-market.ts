@@ -9,12 +9,15 @@ import type { Account } from '../../sim/state/accounts.js';
 import type { SystemMode } from '../../sim/state/status.js';
 
 /**
- * Recorded participants, one key per book side (each side's resting orders stay under the
- * exchange's open-orders limit) and one for recorded takers: self-trade prevention never stops a
- * recorded trade, and recorded bids and asks never meet (a recorded book is not crossed).
+ * Recorded participants: the makers of each book side, and one key for recorded takers:
+ * self-trade prevention never stops a recorded trade, and recorded bids and asks never meet (a
+ * recorded book is not crossed). A side's levels are spread over DEPTH_KEYS keys by price (these
+ * are the first), so a deep book (an import of a whole venue's book) stays under each key's
+ * open-orders limit, 225 on the pro tier.
  */
 export const RECORDED_BID_KEY = '__recorded_bids__';
 export const RECORDED_ASK_KEY = '__recorded_asks__';
+const DEPTH_KEYS = 8;
 export const RECORDED_TAKER_KEY = '__recorded_taker__';
 /** Every recorded participant's key starts so; no exchange key does. */
 const RECORDED_PREFIX = '__recorded_';
@@ -53,6 +56,8 @@ export interface RecordedTrade {
 /** What the recorded market did to the engine, for the summary. */
 export interface RecordedMarketStats {
   depthUpdates: number;
+  /** Imported book changes applied (BookUpdate rows: every change, not poll answers). */
+  bookUpdates: number;
   /** Level3 answers mirrored (their pair's Depth answers are then not used for its book). */
   level3Updates: number;
   tradesApplied: number;
@@ -83,8 +88,7 @@ export interface RecordedMarketStats {
 export class RecordedMarket {
   readonly #ctx: SimContext;
   readonly #rule: QueueRule;
-  readonly #bids: Account;
-  readonly #asks: Account;
+  readonly #depthMakers: Record<Side, Account[]>;
   readonly #taker: Account;
   readonly #level3Makers: Record<Side, Account[]>;
   /** The live session's own open volume per pair, side and price (recorded OpenOrders). */
@@ -98,6 +102,7 @@ export class RecordedMarket {
   readonly #mirrored = new Map<string, string>();
   readonly stats: RecordedMarketStats = {
     depthUpdates: 0,
+    bookUpdates: 0,
     level3Updates: 0,
     tradesApplied: 0,
     tradesTooSmall: 0,
@@ -122,8 +127,14 @@ export class RecordedMarket {
         },
         ctx.clock.now(),
       );
-    this.#bids = account(RECORDED_BID_KEY);
-    this.#asks = account(RECORDED_ASK_KEY);
+    const depthShards = (first: string, side: string): Account[] =>
+      Array.from({ length: DEPTH_KEYS }, (_, i) =>
+        account(i === 0 ? first : `${RECORDED_PREFIX}${side}_${i}__`),
+      );
+    this.#depthMakers = {
+      buy: depthShards(RECORDED_BID_KEY, 'bids'),
+      sell: depthShards(RECORDED_ASK_KEY, 'asks'),
+    };
     this.#taker = account(RECORDED_TAKER_KEY);
     const shards = (side: string): Account[] =>
       Array.from({ length: LEVEL3_KEYS }, (_, i) => account(`${RECORDED_PREFIX}l3_${side}_${i}__`));
@@ -172,10 +183,46 @@ export class RecordedMarket {
   applyDepth(pair: SimPair, bids: readonly RecordedLevel[], asks: readonly RecordedLevel[]): void {
     if (this.#level3Pairs.has(pair.id)) return;
     this.stats.depthUpdates += 1;
-    const view = this.#ctx.engine.book(pair);
+    this.#setLevels(pair, bids, asks, true);
+  }
+
+  /**
+   * An imported book's change (a BookUpdate row): each level listed is set to its volume, the
+   * others stay as they are; a snapshot is a Depth answer (the levels not listed go). Both sides'
+   * removals first, as for Depth.
+   */
+  applyBookUpdate(
+    pair: SimPair,
+    bids: readonly RecordedLevel[],
+    asks: readonly RecordedLevel[],
+    snapshot: boolean,
+  ): void {
+    this.stats.bookUpdates += 1;
+    this.#setLevels(pair, bids, asks, snapshot);
+  }
+
+  /**
+   * Brings the recorded participants' volume to the levels given: on the whole book (`whole`: a
+   * level not given goes), or at the levels given only.
+   */
+  #setLevels(
+    pair: SimPair,
+    bids: readonly RecordedLevel[],
+    asks: readonly RecordedLevel[],
+    whole: boolean,
+  ): void {
+    const engine = this.#ctx.engine;
+    const entries = (side: Side, levels: readonly RecordedLevel[]): readonly BookEntry[] => {
+      if (whole || engine.queue === undefined) {
+        const view = engine.book(pair);
+        const all = side === 'buy' ? view.bids : view.asks;
+        return whole ? all : all.filter((e) => levels.some((l) => l.price.eq(e.price)));
+      }
+      return levels.flatMap((l) => engine.queue?.(pair, side, l.price) ?? []);
+    };
     const plans = [
-      this.#plan(pair, 'buy', view.bids, bids),
-      this.#plan(pair, 'sell', view.asks, asks),
+      this.#plan(pair, 'buy', entries('buy', bids), bids),
+      this.#plan(pair, 'sell', entries('sell', asks), asks),
     ];
     for (const plan of plans) for (const cut of plan.cuts) cut();
     for (const plan of plans) for (const add of plan.adds) add();
@@ -269,17 +316,24 @@ export class RecordedMarket {
     }
   }
 
-  #maker(side: Side): Account {
-    return side === 'buy' ? this.#bids : this.#asks;
+  /** The recorded maker of one price: the same key for a price, neighbours on different keys. */
+  #maker(pair: SimPair, side: Side, price: Decimal): Account {
+    const ticks = Math.round(price.div(pair.tick).toNumber());
+    const shards = this.#depthMakers[side];
+    return shards[((ticks % DEPTH_KEYS) + DEPTH_KEYS) % DEPTH_KEYS] as Account;
   }
 
+  /**
+   * The cuts and adds that bring a side to the recorded levels: every level of the engine's side
+   * when `entries` is its whole view (a level not recorded is removed), else the levels recorded
+   * only (`entries` then holds their queues).
+   */
   #plan(
     pair: SimPair,
     side: Side,
     entries: readonly BookEntry[],
     recorded: readonly RecordedLevel[],
   ): { cuts: (() => void)[]; adds: (() => void)[] } {
-    const maker = this.#maker(side);
     const own = this.#own.get(`${pair.id}:${side}`);
     const target = new Map<string, Decimal>();
     for (const level of recorded) {
@@ -304,6 +358,7 @@ export class RecordedMarket {
     const cuts: (() => void)[] = [];
     const adds: (() => void)[] = [];
     for (const [key, q] of queues) {
+      const maker = this.#maker(pair, side, q.price);
       const want = target.get(key) ?? new Decimal(0);
       const foreign = q.entries.filter((e) => e.accountKey === maker.key);
       const have = foreign.reduce((sum, e) => sum.plus(e.qty), new Decimal(0));

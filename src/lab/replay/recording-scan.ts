@@ -14,7 +14,7 @@ export interface RecordingScan {
    * the rows given (a recording asks again each hour), else the first within the span.
    */
   readonly assetPairs: Readonly<Record<string, Record<string, unknown>>> | undefined;
-  /** The first Depth answer's mid per pair, as a starting price. */
+  /** The first Depth answer's (or imported book's) mid per pair, as a starting price. */
   readonly firstMid: ReadonlyMap<string, string>;
   /**
    * The median round trip of the calls recorded (asked to answered, whole ms; the bot's own
@@ -59,6 +59,9 @@ export async function scanRecording(
       assetPairs = resultOf(row.body) as Record<string, Record<string, unknown>> | undefined;
     } else if (row.endpoint === 'Depth' && row.pair !== undefined && !firstMid.has(row.pair)) {
       const mid = midOf(row.body);
+      if (mid !== undefined) firstMid.set(row.pair, mid);
+    } else if (row.endpoint === 'BookUpdate' && row.pair !== undefined && !firstMid.has(row.pair)) {
+      const mid = bookUpdateMid(row.body);
       if (mid !== undefined) firstMid.set(row.pair, mid);
     }
   }
@@ -109,4 +112,19 @@ function midOf(body: string): string | undefined {
   const ask = book?.asks?.[0]?.[0];
   if (bid === undefined || ask === undefined) return undefined;
   return new Decimal(bid).plus(ask).div(2).toFixed();
+}
+
+/** The mid of an imported book change that holds both sides (a snapshot does). */
+function bookUpdateMid(body: string): string | undefined {
+  try {
+    const { bids, asks } = JSON.parse(body) as { bids?: string[][]; asks?: string[][] };
+    const prices = (levels: string[][] | undefined) =>
+      (levels ?? []).filter((l) => new Decimal(l[1] ?? 0).gt(0)).map((l) => new Decimal(l[0] ?? 0));
+    const bid = prices(bids).reduce<Decimal | undefined>((a, p) => (a?.gt(p) ? a : p), undefined);
+    const ask = prices(asks).reduce<Decimal | undefined>((a, p) => (a?.lt(p) ? a : p), undefined);
+    if (bid === undefined || ask === undefined) return undefined;
+    return bid.plus(ask).div(2).toFixed();
+  } catch {
+    return undefined;
+  }
 }

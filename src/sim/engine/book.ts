@@ -54,6 +54,11 @@ export class BookSide<T> {
     return this.#levels[this.#levels.length - 1];
   }
 
+  /** The level at a price (in whole ticks), if any order rests there. */
+  at(ticks: number): PriceLevel<T> | undefined {
+    return this.#byTicks.get(ticks);
+  }
+
   /** Levels best first. */
   *levels(): Generator<PriceLevel<T>> {
     for (let i = this.#levels.length - 1; i >= 0; i--) yield this.#levels[i] as PriceLevel<T>;

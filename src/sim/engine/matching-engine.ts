@@ -32,6 +32,7 @@ import type {
   PlaceOptions,
   PriceSpec,
   PublicTrade,
+  Side,
   SimOrder,
   SimTrade,
   TopOfBook,
@@ -317,6 +318,12 @@ export class MatchingEngine implements Engine {
       };
     }
     return pb.view.view;
+  }
+
+  queue(pair: SimPair, side: Side, price: Decimal): BookEntry[] {
+    const pb = this.#pairBook(pair);
+    const level = (side === 'buy' ? pb.bids : pb.asks).at(toTicks(price, pb.pair.tick));
+    return level === undefined ? [] : levelEntries(level);
   }
 
   top(pair: SimPair): TopOfBook {
@@ -1158,15 +1165,21 @@ function sideView(side: BookSide<LiveOrder>, maxLevels: number): BookEntry[] {
   let levels = 0;
   for (const level of side.levels()) {
     if (levels++ >= maxLevels) break;
-    for (let node = level.head; node !== undefined; node = node.next) {
-      out.push({
-        txid: node.payload.order.txid,
-        accountKey: node.payload.account.key,
-        price: level.price,
-        qty: node.qty,
-        timestampNs: node.timestampNs,
-      });
-    }
+    out.push(...levelEntries(level));
+  }
+  return out;
+}
+
+function levelEntries(level: PriceLevel<LiveOrder>): BookEntry[] {
+  const out: BookEntry[] = [];
+  for (let node = level.head; node !== undefined; node = node.next) {
+    out.push({
+      txid: node.payload.order.txid,
+      accountKey: node.payload.account.key,
+      price: level.price,
+      qty: node.qty,
+      timestampNs: node.timestampNs,
+    });
   }
   return out;
 }

@@ -242,6 +242,12 @@ export interface Engine {
    * book change (spread samplers). Optional so test doubles need not implement it.
    */
   top?(pair: SimPair): TopOfBook;
+  /**
+   * The queue at one price of one side, time priority first, without building the book's view:
+   * a replay that applies every recorded change looks at the levels changed only. Optional, as
+   * `top`.
+   */
+  queue?(pair: SimPair, side: Side, price: Decimal): BookEntry[];
   lastTrade(pair: SimPair): PublicTrade | undefined;
   /** The account's 30-day traded volume in USD (fee tiers, TradeVolume). */
   volumeUsd(account: Account): Decimal;

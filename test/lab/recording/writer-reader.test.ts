@@ -197,19 +197,49 @@ void describe('recording writer and reader', () => {
     );
   });
 
+  void it('names an unknown endpoint once per file and reads the rows it knows', async () => {
+    const dir = folder();
+    const header = JSON.stringify({
+      makerd_recording: 2,
+      pair: 'XBTUSD',
+      sessionStartMs: T0,
+      intervalsMs: {},
+      tier: 'imported',
+    });
+    const row = (ms: number, e: string): string => JSON.stringify({ a: ms, t: ms, e, p: 'XBTUSD' });
+    const lines = [header, row(T0, 'Depth'), row(T0 + 1, 'Ticker'), row(T0 + 2, 'Ticker')];
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'XBTUSD'));
+    writeFileSync(
+      join(dir, 'XBTUSD', `2026-11-27T05.${T0}.jsonl.gz`),
+      gzipSync(`${[...lines, row(T0 + 3, 'BookUpdate')].join('\n')}\n`),
+    );
+    const reader = new RecordingReader(dir);
+    const rows = await collect(reader.rows());
+    assert.deepEqual(
+      rows.map((r) => r.endpoint),
+      ['Depth', 'BookUpdate'],
+    );
+    assert.equal(reader.problems.length, 1);
+    assert.match(
+      reader.problems[0]?.message ?? '',
+      /^XBTUSD\/2026-11-27T05\.\d+\.jsonl\.gz line 3: unknown endpoint "Ticker" \(this makerd reads Depth, .*BookUpdate\); its rows are skipped$/,
+    );
+  });
+
   void it('skips a file of another version, saying so', async () => {
     const dir = folder();
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'XBTUSD'));
     writeFileSync(
       join(dir, 'XBTUSD', `2026-11-27T05.${T0}.jsonl.gz`),
-      gzipSync('{"makerd_recording":2}\n{"a":1,"t":1,"e":"Depth"}\n'),
+      gzipSync('{"makerd_recording":3}\n{"a":1,"t":1,"e":"Depth"}\n'),
     );
     const reader = new RecordingReader(dir);
     assert.deepEqual(await collect(reader.rows()), []);
     assert.equal(
       reader.problems[0]?.message,
-      `XBTUSD/2026-11-27T05.${T0}.jsonl.gz: a recording of version 2; this makerd reads version 1`,
+      `XBTUSD/2026-11-27T05.${T0}.jsonl.gz: a recording of version 3; this makerd reads versions 1 and 2`,
     );
   });
 

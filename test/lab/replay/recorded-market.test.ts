@@ -77,6 +77,31 @@ describe('RecordedMarket', () => {
     ]);
   });
 
+  it('applies an imported book change to the levels it lists only; a snapshot replaces the book', () => {
+    const t = testVenue({ queueRule: parseQueueRule('linear', 'market.queue.rule') });
+    const market = t.venue.market;
+    market.applyBookUpdate(t.pair, levels(['60000.0', '6'], ['59999.0', '1']), ASKS, true);
+    t.place('buy', '60000.0', '1');
+    // A change of one level: 2 of its 6 go (linear: all from ahead, none is behind), and the
+    // level it does not list stays.
+    market.applyBookUpdate(t.pair, levels(['60000.0', '4']), [], false);
+    assert.deepEqual(t.queue('buy', '60000.0'), ['recorded 4', 'ours 1']);
+    assert.deepEqual(t.queue('buy', '59999.0'), ['recorded 1']);
+    assert.deepEqual(t.queue('sell', '60010.0'), ['recorded 3']);
+    // Amount 0 removes a level; a new one joins.
+    market.applyBookUpdate(t.pair, levels(['59999.0', '0'], ['59998.0', '2']), [], false);
+    assert.deepEqual(t.queue('buy', '59999.0'), []);
+    assert.deepEqual(t.queue('buy', '59998.0'), ['recorded 2']);
+    // A snapshot: what it does not list goes (our order stays, it is not recorded).
+    market.applyBookUpdate(t.pair, levels(['59990.0', '1']), levels(['60005.0', '1']), true);
+    assert.deepEqual(t.queue('buy', '60000.0'), ['ours 1']);
+    assert.deepEqual(t.queue('buy', '59998.0'), []);
+    assert.deepEqual(t.queue('sell', '60010.0'), []);
+    assert.deepEqual(t.queue('sell', '60005.0'), ['recorded 1']);
+    assert.equal(market.stats.bookUpdates, 4);
+    assert.equal(market.stats.depthUpdates, 0);
+  });
+
   it('keeps a level where none of ours rests as one recorded order', () => {
     const t = testVenue();
     const market = t.venue.market;
