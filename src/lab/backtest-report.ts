@@ -1,4 +1,4 @@
-import { assetName, toWire, type Decimal, type PairInfo } from '../core/index.js';
+import { assetName, dec, toWire, type Decimal, type PairInfo } from '../core/index.js';
 import type { FillRecord, PnlSummary, SeriesPoint } from '../pnl/index.js';
 import type { RecordingProblem } from './recording/index.js';
 import type { DataProblem, FillPoint, PairReport } from './report/index.js';
@@ -86,7 +86,8 @@ export function fillLine(pair: string, fill: FillRecord): string {
  * is the tier's maximum: PairPnl keeps the ratecount as a share of it, the charts as a level.
  */
 export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: number): PairReport {
-  const { summary, series } = pnl;
+  const { summary } = pnl;
+  const series = endingAtSummary(pnl.series, summary);
   const num = (text: string | undefined): number | null =>
     text === undefined ? null : Number(text);
   const buys = pnl.fills.buys;
@@ -138,6 +139,30 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
       all: summary.markouts.map((m) => bps(m.meanBps)),
     },
   };
+}
+
+/**
+ * The series with a last point at the summary's state when it ended elsewhere: the replay's last
+ * sync hands on fills after the series' last point (each point is taken at most once a second,
+ * and a fill counts at its own, earlier, time), and the charts must end where the tables do.
+ */
+function endingAtSummary(series: readonly SeriesPoint[], summary: PnlSummary): SeriesPoint[] {
+  const last = series.at(-1);
+  if (last === undefined) return [];
+  const { pnl, position } = summary;
+  if (dec(last.total).eq(pnl.total) && dec(last.position).eq(position)) return [...series];
+  return [
+    ...series,
+    {
+      ...last,
+      atMs: Math.max(last.atMs, summary.asOfMs ?? last.atMs),
+      position: toWire(position),
+      total: toWire(pnl.total),
+      spread: toWire(pnl.spread),
+      inventory: toWire(pnl.inventory),
+      fees: toWire(pnl.fees),
+    },
+  ];
 }
 
 /** The reader's problems as the report lists them. */

@@ -80,6 +80,7 @@ export interface BacktestOptions {
 /** One pair's figures for the summary table; the rest is in `reports`. */
 export interface PairResult {
   readonly pair: string;
+  /** Fills as the bot learnt of them (an order's executions between two looks are one). */
   readonly fills: number;
   /** Base volume traded. */
   readonly volume: string;
@@ -98,6 +99,8 @@ export interface PairResult {
   readonly refusals: Readonly<Record<string, number>>;
   /** The last mid the bot saw (what PnL is marked at). */
   readonly mark: string | undefined;
+  /** Base held at the end, as PnL counted it (the fresh run's tracker starts at 0). */
+  readonly position: string;
   /** Our executions as the replay's exchange booked them (for the fidelity comparison). */
   readonly ledger: readonly LedgerTrade[];
 }
@@ -285,6 +288,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     await driver.run();
     await driver.drain(
       (async () => {
+        // Quoting stops first, so the last sync finds every fill there will be.
+        await runner?.runner.stop();
+        await executor?.finalSync();
+        await runner?.checkFills();
         await runner?.stop();
         await executor?.stop();
         await flags.unwatch();
@@ -299,6 +306,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
 
   const role = runner as RunnerRole;
   const marks: (string | undefined)[] = [];
+  const positions: string[] = [];
   const reports = simPairs.map((simPair) => {
     const pair = pairInfoOf(role, simPair.id);
     const pnl = role.pnl.pairPnl(simPair.id);
@@ -310,6 +318,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     }
     const summary = pnl.summary();
     marks.push(summary.mark?.toFixed());
+    positions.push(summary.position.toFixed());
     return {
       ...pairReport(
         pair,
@@ -343,6 +352,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         ratecountMax: Math.round((ratecountMax.get(simPair.altname) ?? 0) * 100) / 100,
         refusals: Object.fromEntries(refusals),
         mark: marks[i],
+        position: positions[i] ?? '0',
         ledger: venue.ctx.engine
           .trades(simAccount)
           .filter((t) => t.pair.id === simPair.id)

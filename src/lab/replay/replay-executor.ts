@@ -134,6 +134,17 @@ export class ReplayExecutor {
     );
   }
 
+  /**
+   * One full sync per pair, after any step in progress: the fills the exchange booked since the
+   * last sync reach the tracker before the replay stops (the report counts only what it holds).
+   */
+  async finalSync(): Promise<void> {
+    for (const w of this.#work.values()) {
+      await w.running;
+      await w.pe.syncAll();
+    }
+  }
+
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#loop;
