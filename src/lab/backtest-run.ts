@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import { ControlFlags, deleteKeysUnder } from '../bus/index.js';
-import { InvalidInputError, type PairInfo } from '../core/index.js';
+import { InvalidInputError, type Clock, type PairInfo } from '../core/index.js';
 import {
   InProcessNonceSource,
   MATCHING_ENGINE,
@@ -13,7 +13,7 @@ import { ExecutorMetrics } from '../executor/index.js';
 import { pairReport, ReportFills } from './backtest-report.js';
 import type { LedgerTrade } from './fidelity.js';
 import type { RecordedRow } from './recording/format.js';
-import type { PairReport } from './report/index.js';
+import type { DataProblem, PairReport } from './report/index.js';
 import {
   CountingRedis,
   DEFAULT_LATENCY_MS,
@@ -30,7 +30,10 @@ import {
   type RecordedMarketStats,
   type ReplayAccount,
   type ReplayFees,
+  type ReplayVenue,
+  OrderEntryCounts,
 } from './replay/index.js';
+import { BacktestWatch, type WatchedRun } from './backtest-watch.js';
 import { loadPairs, parseQueueRule } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
 import type { FillRecord } from '../pnl/index.js';
@@ -75,6 +78,10 @@ export interface BacktestOptions {
    * pending: the command writes them to fills.jsonl. The run itself keeps only a sample.
    */
   readonly onFill?: (pair: string, fill: FillRecord) => void;
+  /** Told the replay's clock once it exists (the command's log lines take their time from it). */
+  readonly onClock?: (clock: Clock) => void;
+  /** Told each data problem only the replay sees (refused levels, data ending early). */
+  readonly onDataProblem?: (problem: DataProblem) => void;
 }
 
 /** One pair's figures for the summary table; the rest is in `reports`. */
@@ -138,6 +145,8 @@ export interface BacktestResult {
   readonly stepErrors: number;
   /** Redis commands the bot sent (each a round trip the replay waits for). */
   readonly redisCommands: number;
+  /** Halts, order-entry counts, strategy errors and the replay's own data problems. */
+  readonly watched: WatchedRun;
 }
 
 /**
@@ -154,6 +163,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const latencyFrom: LatencySource =
     o.latencyMs !== undefined ? 'option' : scan.roundTripMs !== undefined ? 'recording' : 'default';
   const clock = new ReplayClock(scan.firstMs);
+  o.onClock?.(clock);
   const { credentials, account } = replayAccount(o.settings, o.configDir);
   const venue = createReplayVenue({
     scan,
@@ -205,6 +215,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     volumeUsd: startVolume.toFixed(),
   }));
   const ratecountMax = new Map<string, number>();
+  const watch = new BacktestWatch({
+    pairs: simPairs,
+    scan,
+    market: venue.market,
+    halts: {
+      flags,
+      client,
+      clock,
+      sweepMs: settings.supervisor.halt_sweep_ms,
+      log: o.log.child({ component: 'supervisor' }),
+    },
+    orders: orderEntryCounts(venue),
+    clock,
+    log: o.log,
+    ...(o.onDataProblem === undefined ? {} : { onProblem: o.onDataProblem }),
+  });
   const driver = new ReplayDriver({
     clock,
     events,
@@ -214,6 +240,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     simTick: venue.runTicks,
     ...(o.signal === undefined ? {} : { signal: o.signal }),
     onStep: (progress) => {
+      watch.step(progress.nowMs);
       for (const pair of simPairs) {
         const level = venue.ctx.limits.ratecount(simAccount, pair).level(progress.nowMs);
         if (level > (ratecountMax.get(pair.altname) ?? 0)) ratecountMax.set(pair.altname, level);
@@ -272,6 +299,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         onFillSettled: onFill,
       },
     });
+    started.runner.onTick((report) => watch.tick(report));
     started.runner.onTick((report) => {
       const simPair = simPairs.find((p) => p.id === report.pair);
       if (simPair === undefined) return;
@@ -290,6 +318,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       (async () => {
         // Quoting stops first, so the last sync finds every fill there will be.
         await runner?.runner.stop();
+        await watch.settled();
         await executor?.finalSync();
         await runner?.checkFills();
         await runner?.stop();
@@ -372,7 +401,18 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     calls: Object.fromEntries(venue.transport.calls),
     stepErrors: executor?.stepErrors ?? 0,
     redisCommands: redis.inFlight.sent,
+    watched: watch.result(),
   };
+}
+
+/** The venue's order-entry calls counted by pair, as the bot sent them. */
+function orderEntryCounts(venue: ReplayVenue): OrderEntryCounts {
+  const counts = new OrderEntryCounts(
+    (sent) => venue.ctx.markets.pair(sent)?.altname,
+    (txid) => venue.ctx.engine.order(txid)?.pair.altname,
+  );
+  venue.transport.onRequest = (endpoint, body) => counts.note(endpoint, body);
+  return counts;
 }
 
 function pairInfoOf(runner: RunnerRole, pairId: string): PairInfo {
