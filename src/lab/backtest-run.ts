@@ -32,6 +32,7 @@ import {
   type ReplayFees,
   type ReplayVenue,
   OrderEntryCounts,
+  type StrategyTickCount,
 } from './replay/index.js';
 import { BacktestWatch, type WatchedRun } from './backtest-watch.js';
 import { loadPairs, parseQueueRule } from '../market/index.js';
@@ -334,6 +335,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   o.signal?.throwIfAborted();
 
   const role = runner as RunnerRole;
+  const watched = watch.result();
   const marks: (string | undefined)[] = [];
   const positions: string[] = [];
   const reports = simPairs.map((simPair) => {
@@ -353,6 +355,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         pair,
         { summary, series: pnl.series(), fills: fills.get(simPair.id) ?? new ReportFills() },
         MATCHING_ENGINE[settings.exchange.tier].max,
+        {
+          orderEntry: watched.orders.get(simPair.altname) ?? { orders: 0, edits: 0, cancels: 0 },
+          strategy: strategyOf(watched.strategy.get(simPair.altname)),
+        },
       ),
       queue: (queueChecks.get(simPair.id) as QueueCheck).figures(),
     };
@@ -401,8 +407,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     calls: Object.fromEntries(venue.transport.calls),
     stepErrors: executor?.stepErrors ?? 0,
     redisCommands: redis.inFlight.sent,
-    watched: watch.result(),
+    watched,
   };
+}
+
+function strategyOf(count: StrategyTickCount | undefined): { ticks: number; errors: number } {
+  return { ticks: count?.ran ?? 0, errors: count?.errors ?? 0 };
 }
 
 /** The venue's order-entry calls counted by pair, as the bot sent them. */
