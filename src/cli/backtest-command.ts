@@ -1,10 +1,17 @@
-import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
 import { RecordingReader } from '../lab/recording/index.js';
 import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
-import { writeReport, type BacktestReport, type Fidelity } from '../lab/report/index.js';
+import {
+  quoteTotals,
+  writeReport,
+  type BacktestReport,
+  type DataProblem,
+  type Fidelity,
+} from '../lab/report/index.js';
 import { applyOverrides, type RunOverrides } from '../lab/sweep/index.js';
 import { parseQueueRule } from '../market/index.js';
 import { createLogger } from '../obs/index.js';
@@ -12,9 +19,12 @@ import {
   recordedName,
   runBacktest,
   type BacktestResult,
-  type LatencySource,
+  type StoreKind,
 } from '../lab/backtest-run.js';
+import { formatDuration, LATENCY_FROM, summaryTable } from './backtest-summary.js';
 import { LiveTerminal } from './live-terminal.js';
+import { makeOutFolder } from './out-folder.js';
+import { findRedis } from './redis-finder.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 
 export interface BacktestCommandOptions {
@@ -28,6 +38,9 @@ export interface BacktestCommandOptions {
   readonly takerFee?: string;
   readonly feeVolume?: string;
   readonly queueRule?: string;
+  readonly maxDataProblems?: string;
+  readonly stores?: string;
+  readonly force?: boolean;
   readonly logLevel?: string;
   /** Live figures of the session the recording was made in (the fidelity test gives them). */
   readonly fidelity?: (replay: BacktestResult) => Fidelity;
@@ -43,6 +56,8 @@ export interface BacktestRequest {
   readonly overrides?: RunOverrides;
   /** The Redis the run keeps its state in, instead of the config's (a sweep worker's own). */
   readonly redisUrl?: string;
+  /** Where the bot's state lives (default memory). */
+  readonly stores?: StoreKind;
   readonly logLevel?: string;
   readonly fidelity?: (replay: BacktestResult) => Fidelity;
   /** Told the replay's progress instead of a bar drawn on stderr (a sweep worker reports it). */
@@ -64,8 +79,8 @@ async function openFillsFile(
 ): Promise<{ write: (line: string) => void; close: () => Promise<void> }> {
   const path = join(outDir, 'fills.jsonl');
   let file: FileHandle;
+  await makeOutFolder('--out', outDir);
   try {
-    await mkdir(outDir, { recursive: true });
     file = await open(path, 'w');
   } catch (err) {
     throw new InvalidInputError(
@@ -108,32 +123,105 @@ export interface CommandIo {
 export async function runBacktestCommand(
   opts: BacktestCommandOptions,
   io: CommandIo = { out: process.stdout, err: process.stderr },
+  signal?: AbortSignal,
 ): Promise<BacktestCommandResult> {
   if (opts.data === undefined) {
     throw new InvalidInputError('--data', 'give the recording folder to replay (or --sweep FILE)');
+  }
+  const data = resolve(opts.data);
+  if (!existsSync(data) || !statSync(data).isDirectory()) {
+    throw new InvalidInputError('--data', `${data}: no such folder`);
   }
   const fromMs = timeOption('--from', opts.from);
   const toMs = timeOption('--to', opts.to);
   const latencyMs = latencyOption(opts.latencyMs);
   const fees = feeOptions(opts);
+  const maxProblems =
+    numberOption('--max-data-problems', opts.maxDataProblems, Infinity, 'a count >= 0') ?? 0;
   const overrides: RunOverrides = {
     ...(latencyMs === undefined ? {} : { latencyMs }),
     ...(fees === undefined ? {} : { fees }),
     ...(opts.queueRule === undefined ? {} : { queueRule: queueRuleOption(opts.queueRule) }),
   };
-  return backtestToFolder(
-    {
-      data: opts.data,
-      ...(opts.config === undefined ? {} : { config: opts.config }),
-      ...(fromMs === undefined ? {} : { fromMs }),
-      ...(toMs === undefined ? {} : { toMs }),
-      outDir: opts.out ?? `backtest-${stamp(new Date())}`,
-      overrides,
-      ...(opts.logLevel === undefined ? {} : { logLevel: opts.logLevel }),
-      ...(opts.fidelity === undefined ? {} : { fidelity: opts.fidelity }),
-    },
-    io,
+  const outDir = resolve(opts.out ?? `backtest-${stamp(new Date())}`);
+  await makeOutFolder('--out', outDir, { guarded: REPORT_FILES, force: opts.force === true });
+  const stores = storesOption(opts.stores);
+  const { settings } = loadSettings(opts.config);
+  // As the demo: without a Redis at the config's URL, one of our own for a Redis-store run.
+  const redis =
+    stores === 'redis'
+      ? await findRedis(settings.redis.url, process.env.MAKERD_REDIS_SERVER || undefined)
+      : undefined;
+  if (redis?.started !== undefined) {
+    io.err.write(
+      `backtest: no Redis answered at ${settings.redis.url}; started redis-server at ${redis.url} for this run\n`,
+    );
+  }
+  let done: BacktestCommandResult;
+  try {
+    done = await backtestToFolder(
+      {
+        data,
+        ...(opts.config === undefined ? {} : { config: opts.config }),
+        ...(fromMs === undefined ? {} : { fromMs }),
+        ...(toMs === undefined ? {} : { toMs }),
+        outDir,
+        overrides,
+        ...(redis === undefined ? {} : { redisUrl: redis.url }),
+        stores,
+        ...(opts.logLevel === undefined ? {} : { logLevel: opts.logLevel }),
+        ...(opts.fidelity === undefined ? {} : { fidelity: opts.fidelity }),
+        ...(signal === undefined ? {} : { signal }),
+      },
+      io,
+    );
+  } catch (err) {
+    if (signal?.aborted !== true) throw err;
+    throw new MakerdError(
+      'INTERRUPTED',
+      stores === 'redis'
+        ? "backtest: interrupted; no report written, the run's Redis keys deleted"
+        : 'backtest: interrupted; no report written',
+    );
+  } finally {
+    await redis?.close();
+  }
+  verdict(done.report, maxProblems);
+  return done;
+}
+
+function storesOption(value: string | undefined): StoreKind {
+  if (value === undefined || value === 'memory' || value === 'redis') return value ?? 'memory';
+  throw new InvalidInputError('--stores', `must be memory or redis, got ${JSON.stringify(value)}`);
+}
+
+/** The files of a report: an --out holding them is refused without --force. */
+const REPORT_FILES = ['report.json', 'report.html'];
+
+/**
+ * After the report is written: a run on faulty data (more problems than --max-data-problems) or
+ * with a strategy that threw on every tick fails, with one line saying why.
+ */
+function verdict(report: BacktestReport, maxProblems: number): void {
+  const problems = report.run.problems.length;
+  if (problems > maxProblems) {
+    throw new MakerdError(
+      'BACKTEST_DATA',
+      `backtest: ${problems} data problem(s), more than --max-data-problems ${maxProblems}: ` +
+        `the report is written and lists them, but its figures rest on that data`,
+    );
+  }
+  const failing = report.pairs.filter(
+    (p) => p.summary.strategy.ticks > 0 && p.summary.strategy.errors === p.summary.strategy.ticks,
   );
+  if (failing.length > 0) {
+    throw new MakerdError(
+      'BACKTEST_STRATEGY',
+      `backtest: the strategy threw on every tick of ${failing
+        .map((p) => `${p.pair} (${p.summary.strategy.errors})`)
+        .join(', ')}: the log says why`,
+    );
+  }
 }
 
 /** A replay from `fromMs` reads from the start of its hour, for the pair rules asked then. */
@@ -145,6 +233,7 @@ export async function backtestToFolder(
   io: CommandIo,
 ): Promise<BacktestCommandResult> {
   const loaded = loadSettings(req.config);
+  const configFile = loaded.file;
   const dir = loaded.dir;
   const overridden = applyOverrides(loaded.settings, req.overrides ?? {});
   const settings =
@@ -167,14 +256,18 @@ export async function backtestToFolder(
   const pairs = settings.pairs.map((p, i) => recordedName(p.pair, i, present));
   const terminal = new LiveTerminal(io.err);
   reader.onProblem((p) => terminal.logStream.write(`backtest: ${p.message}\n`));
+  // Log lines carry the replay's time once its clock exists (the wall's before: loading).
+  let now = (): number => Date.now();
   const log = createLogger({
     level: req.logLevel ?? 'warn',
     base: { role: 'backtest' },
     destination: terminal.logStream,
+    now: () => now(),
   });
   const progress = new Progress(terminal, io.err);
   const fillsFile = await openFillsFile(outDir);
   const result = await runBacktest({
+    ...(req.stores === undefined ? {} : { stores: req.stores }),
     settings,
     configDir: dir,
     rows: () =>
@@ -192,9 +285,11 @@ export async function backtestToFolder(
     strategiesDir: builtInStrategies(),
     onProgress: req.onProgress ?? ((p) => progress.show(p)),
     onFill: (pair, fill) => fillsFile.write(fillLine(pair, fill)),
+    onClock: (clock) => (now = () => clock.now()),
+    onDataProblem: (p) => terminal.logStream.write(`backtest: ${p.text}\n`),
   }).finally(() => fillsFile.close());
   terminal.clear();
-  io.out.write(summaryTable(result));
+  const problems: DataProblem[] = [...dataProblems(reader.problems), ...result.watched.problems];
   const report: BacktestReport = {
     makerd_report: 1,
     strategy: result.strategy,
@@ -204,13 +299,27 @@ export async function backtestToFolder(
       toMs: result.endMs,
       simulatedMs: result.endMs - result.startMs,
       wallMs: result.wallMs,
-      problems: dataProblems(reader.problems),
+      problems,
+      strategyErrors: result.reports.reduce((n, p) => n + p.summary.strategy.errors, 0),
     },
     pairs: result.reports,
+    totals: quoteTotals(result.reports),
+    halts: result.watched.halts,
+    settings: {
+      config: configFile,
+      latencyMs: result.latencyMs,
+      latencyFrom: LATENCY_FROM[result.latencyFrom],
+      queueRule: result.queueRule,
+      fees: result.fees,
+    },
     ...(req.fidelity === undefined ? {} : { fidelity: req.fidelity(result) }),
   };
-  if (reader.problems.length > 0) {
-    io.out.write(`${reader.problems.length} problem(s) in the recording, listed in the report\n`);
+  io.out.write(summaryTable(result, report));
+  if (report.run.strategyErrors > 0) {
+    io.out.write(`${report.run.strategyErrors} strategy error(s): ticks whose quote() threw\n`);
+  }
+  if (problems.length > 0) {
+    io.out.write(`${problems.length} problem(s) in the recording, listed in the report\n`);
   }
   const files = await writeReport(outDir, report);
   // The engine's side of the run, for whoever tunes the replay: not part of the report.
@@ -253,72 +362,6 @@ class Progress {
       this.#err.write(`backtest: ${text}\n`);
     }
   }
-}
-
-export function summaryTable(r: BacktestResult): string {
-  const rows = [
-    [
-      'pair',
-      'fills',
-      'volume',
-      'notional',
-      'spread',
-      'inventory',
-      'fees',
-      'pnl',
-      'ratecount max',
-      'refusals',
-      'queue error',
-    ],
-    ...r.pairs.map((p) => [
-      p.pair,
-      String(p.fills),
-      p.volume,
-      round(p.notional),
-      round(p.pnl.spread),
-      round(p.pnl.inventory),
-      round(p.pnl.fees),
-      round(p.pnl.total),
-      String(p.ratecountMax),
-      String(Object.values(p.refusals).reduce((a, b) => a + b, 0)),
-      queueError(r.reports.find((x) => x.pair === p.pair)?.queue?.meanPercent),
-    ]),
-  ];
-  const widths =
-    rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
-  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
-  const span = r.endMs - r.startMs;
-  return (
-    `${lines.join('\n')}\n` +
-    `pnl = spread + inventory - fees (quote currency, marked at the last mid); queue error: the ` +
-    `estimator's |ahead - exact| over the level's volume, mean\n` +
-    `replayed ${formatDuration(span)} (${new Date(r.startMs).toISOString()} .. ${new Date(r.endMs).toISOString()}) ` +
-    `in ${formatDuration(r.wallMs)}: ${(span / Math.max(1, r.wallMs)).toFixed(0)}x real time, ` +
-    `${r.events} events, latency ${r.latencyMs} ms a call (${LATENCY_FROM[r.latencyFrom]})\n` +
-    `fees at the start: ${r.fees.map((f) => `${f.pair} maker ${f.makerPct} %, taker ${f.takerPct} %`).join('; ')} ` +
-    `(30-day volume ${r.fees[0]?.volumeUsd ?? '0'} USD); queue rule ${r.queueRule}\n`
-  );
-}
-
-const LATENCY_FROM: Readonly<Record<LatencySource, string>> = {
-  option: '--latency-ms',
-  recording: "the recording's median round trip",
-  default: 'default: the recording timed no call',
-};
-
-function queueError(percent: number | null | undefined): string {
-  return percent === null || percent === undefined ? '-' : `${percent.toFixed(1)} %`;
-}
-
-function round(text: string): string {
-  return Number(text).toFixed(2);
-}
-
-function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function stamp(d: Date): string {

@@ -132,6 +132,15 @@ export function registerCommands(program: Command): void {
     .option('--taker-fee <percent>', "taker fee instead of the recording's taker ladder")
     .option('--fee-volume <usd>', "the key's 30-day volume, which places it on the fee ladders")
     .option('--queue-rule <rule>', 'market.queue.rule for this run: linear, log, power or power:N')
+    .option(
+      '--max-data-problems <n>',
+      'exit 1 (after writing the report) when the data has more problems than this (default 0)',
+    )
+    .option('--force', 'replace the report of an earlier run in --out')
+    .option(
+      '--stores <kind>',
+      "where the bot's state lives: memory (the default, no Redis) or redis (the config's, as live)",
+    )
     .option('--sweep <file>', 'run the grid of a sweep file (docs/backtest.md#sweeps)')
     .option('--jobs <n>', 'with --sweep: local worker processes (default: the cores; 0: none)')
     .option(

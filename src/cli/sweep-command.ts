@@ -51,6 +51,8 @@ const SINGLE_RUN_FLAGS = {
   takerFee: '--taker-fee',
   feeVolume: '--fee-volume',
   queueRule: '--queue-rule',
+  maxDataProblems: '--max-data-problems',
+  force: '--force',
 } as const;
 const SWEEP_FLAGS = {
   jobs: '--jobs',
@@ -75,7 +77,8 @@ export async function runBacktestOrSweep(
     if (misplaced.length > 0) {
       throw new InvalidInputError(misplaced[0] as string, 'goes with --sweep FILE');
     }
-    await runBacktestCommand(opts);
+    // Ctrl-C stops the replay cleanly: its Redis keys deleted, one line said.
+    await runBacktestCommand(opts, undefined, abortedBySignal());
     return;
   }
   const misplaced = given(SINGLE_RUN_FLAGS);

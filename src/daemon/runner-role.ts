@@ -48,6 +48,8 @@ export interface RunnerRole {
   readonly bus: IntentBus;
   readonly client: SpotClient;
   readonly pnl: LivePnl;
+  /** Hands on the fills the executor recorded since the last check (a replay's last one). */
+  checkFills(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -258,6 +260,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       bus,
       client,
       pnl,
+      checkFills: () => fills.check(),
       stop: async () => {
         await consoleSide?.stop();
         await pnl.stop();

@@ -172,6 +172,14 @@ export class Executor {
     });
   }
 
+  /**
+   * One full sync of every pair held, each after its step in progress: the fills the exchange
+   * booked since the last sync reach the tracker (a replay's last look before it stops).
+   */
+  async finalSync(): Promise<void> {
+    for (const { pe } of this.#held.values()) await pe.syncAll();
+  }
+
   async stop(): Promise<void> {
     this.#stop.abort();
     await Promise.all(this.#loops);

@@ -141,6 +141,11 @@ export class PairExecutor {
       );
   }
 
+  /** A full sync now, after the step in progress (a replay's last look before it stops). */
+  syncAll(): Promise<void> {
+    return this.#oneAtATime(() => this.#syncNow('all'));
+  }
+
   /** The halt flag was cleared: what the book holds now is read, then the pair drains. */
   async resumed(): Promise<void> {
     this.#fullSyncAtMs = this.ctx.now();

@@ -1,7 +1,15 @@
-import { assetName, toWire, type Decimal, type PairInfo } from '../core/index.js';
+import { assetName, dec, toWire, type Decimal, type PairInfo } from '../core/index.js';
 import type { FillRecord, PnlSummary, SeriesPoint } from '../pnl/index.js';
 import type { RecordingProblem } from './recording/index.js';
-import type { DataProblem, FillPoint, PairReport } from './report/index.js';
+import {
+  inventoryStats,
+  maxDrawdown,
+  pnlPerVolumeBps,
+  type DataProblem,
+  type FillPoint,
+  type PairReport,
+  type PairSummary,
+} from './report/index.js';
 
 /** Fills a pair's report keeps for its chart: beyond this, every other one goes (see ReportFills). */
 export const REPORT_FILLS_KEPT = 4_000;
@@ -85,8 +93,19 @@ export function fillLine(pair: string, fill: FillRecord): string {
  * One pair's part of the report, from the same PairPnl that /status shows live. `ratecountMax`
  * is the tier's maximum: PairPnl keeps the ratecount as a share of it, the charts as a level.
  */
-export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: number): PairReport {
-  const { summary, series } = pnl;
+export function pairReport(
+  pair: PairInfo,
+  pnl: PairPnlResult,
+  ratecountMax: number,
+  watched: Pick<PairSummary, 'orderEntry' | 'strategy'>,
+): PairReport {
+  const { summary } = pnl;
+  const series = endingAtSummary(pnl.series, summary);
+  const tMs = series.map((p) => p.atMs);
+  const position = series.map((p) => Number(p.position));
+  const pnlTotal = series.map((p) => Number(p.total));
+  const total = toWire(summary.pnl.total);
+  const volumeQuote = toWire(summary.volumeQuote);
   const num = (text: string | undefined): number | null =>
     text === undefined ? null : Number(text);
   const buys = pnl.fills.buys;
@@ -99,12 +118,12 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
       buys,
       sells: summary.fills - buys,
       volumeBase: toWire(summary.volumeBase),
-      volumeQuote: toWire(summary.volumeQuote),
+      volumeQuote,
       pnl: {
         spread: toWire(summary.pnl.spread),
         inventory: toWire(summary.pnl.inventory),
         fees: toWire(summary.pnl.fees),
-        total: toWire(summary.pnl.total),
+        total,
       },
       fillRatePerHour: summary.fillRatePerHour ?? null,
       timeAtQuote: summary.timeAtQuote.both,
@@ -114,19 +133,23 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
         mean: (summary.ratecountUse.mean ?? 0) * ratecountMax,
         max: (summary.ratecountUse.max ?? 0) * ratecountMax,
       },
+      pnlPerVolumeBps: pnlPerVolumeBps(total, volumeQuote),
+      maxDrawdown: maxDrawdown(pnlTotal),
+      inventory: inventoryStats(tMs, position),
+      ...watched,
     },
     series: {
-      tMs: series.map((p) => p.atMs),
+      tMs,
       mid: series.map((p) => num(p.mid)),
       bid: series.map((p) => num(p.bid)),
       ask: series.map((p) => num(p.ask)),
       targetBid: series.map((p) => num(p.targetBid)),
       targetAsk: series.map((p) => num(p.targetAsk)),
-      position: series.map((p) => Number(p.position)),
+      position,
       pnlSpread: series.map((p) => Number(p.spread)),
       pnlInventory: series.map((p) => Number(p.inventory)),
       pnlFees: series.map((p) => Number(p.fees)),
-      pnlTotal: series.map((p) => Number(p.total)),
+      pnlTotal,
       ratecount: series.map((p) => (p.ratecount ?? 0) * ratecountMax),
       ratecountMax,
     },
@@ -138,6 +161,30 @@ export function pairReport(pair: PairInfo, pnl: PairPnlResult, ratecountMax: num
       all: summary.markouts.map((m) => bps(m.meanBps)),
     },
   };
+}
+
+/**
+ * The series with a last point at the summary's state when it ended elsewhere: the replay's last
+ * sync hands on fills after the series' last point (each point is taken at most once a second,
+ * and a fill counts at its own, earlier, time), and the charts must end where the tables do.
+ */
+function endingAtSummary(series: readonly SeriesPoint[], summary: PnlSummary): SeriesPoint[] {
+  const last = series.at(-1);
+  if (last === undefined) return [];
+  const { pnl, position } = summary;
+  if (dec(last.total).eq(pnl.total) && dec(last.position).eq(position)) return [...series];
+  return [
+    ...series,
+    {
+      ...last,
+      atMs: Math.max(last.atMs, summary.asOfMs ?? last.atMs),
+      position: toWire(position),
+      total: toWire(pnl.total),
+      spread: toWire(pnl.spread),
+      inventory: toWire(pnl.inventory),
+      fees: toWire(pnl.fees),
+    },
+  ];
 }
 
 /** The reader's problems as the report lists them. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import { deleteKeysUnder } from '../bus/index.js';
-import { InvalidInputError, type PairInfo } from '../core/index.js';
+import { InvalidInputError, type Clock, type PairInfo } from '../core/index.js';
 import {
   InProcessNonceSource,
   MATCHING_ENGINE,
@@ -12,7 +12,7 @@ import {
 import { pairReport, ReportFills } from './backtest-report.js';
 import type { LedgerTrade } from './fidelity.js';
 import type { RecordedRow } from './recording/format.js';
-import type { PairReport } from './report/index.js';
+import type { DataProblem, PairReport } from './report/index.js';
 import {
   CountingRedis,
   DEFAULT_LATENCY_MS,
@@ -29,7 +29,11 @@ import {
   type RecordedMarketStats,
   type ReplayAccount,
   type ReplayFees,
+  type ReplayVenue,
+  OrderEntryCounts,
+  type StrategyTickCount,
 } from './replay/index.js';
+import { BacktestWatch, type WatchedRun } from './backtest-watch.js';
 import { loadPairs, parseQueueRule } from '../market/index.js';
 import type { Logger } from '../obs/index.js';
 import type { FillRecord } from '../pnl/index.js';
@@ -81,6 +85,10 @@ export interface BacktestOptions {
    * live (`redis.url`), to check that both give the same run.
    */
   readonly stores?: StoreKind;
+  /** Told the replay's clock once it exists (the command's log lines take their time from it). */
+  readonly onClock?: (clock: Clock) => void;
+  /** Told each data problem only the replay sees (refused levels, data ending early). */
+  readonly onDataProblem?: (problem: DataProblem) => void;
 }
 
 export type StoreKind = 'memory' | 'redis';
@@ -88,6 +96,7 @@ export type StoreKind = 'memory' | 'redis';
 /** One pair's figures for the summary table; the rest is in `reports`. */
 export interface PairResult {
   readonly pair: string;
+  /** Fills as the bot learnt of them (an order's executions between two looks are one). */
   readonly fills: number;
   /** Base volume traded. */
   readonly volume: string;
@@ -106,6 +115,8 @@ export interface PairResult {
   readonly refusals: Readonly<Record<string, number>>;
   /** The last mid the bot saw (what PnL is marked at). */
   readonly mark: string | undefined;
+  /** Base held at the end, as PnL counted it (the fresh run's tracker starts at 0). */
+  readonly position: string;
   /** Our executions as the replay's exchange booked them (for the fidelity comparison). */
   readonly ledger: readonly LedgerTrade[];
 }
@@ -145,6 +156,8 @@ export interface BacktestResult {
   readonly stores: StoreKind;
   /** Redis commands the bot sent (each a round trip the replay waits for); 0 in memory. */
   readonly redisCommands: number;
+  /** Halts, order-entry counts, strategy errors and the replay's own data problems. */
+  readonly watched: WatchedRun;
 }
 
 /**
@@ -161,6 +174,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const latencyFrom: LatencySource =
     o.latencyMs !== undefined ? 'option' : scan.roundTripMs !== undefined ? 'recording' : 'default';
   const clock = new ReplayClock(scan.firstMs);
+  o.onClock?.(clock);
   const { credentials, account } = replayAccount(o.settings, o.configDir);
   const venue = createReplayVenue({
     scan,
@@ -218,6 +232,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     volumeUsd: startVolume.toFixed(),
   }));
   const ratecountMax = new Map<string, number>();
+  const watch = new BacktestWatch({
+    pairs: simPairs,
+    scan,
+    market: venue.market,
+    halts: {
+      flags: stores.flags,
+      client,
+      clock,
+      sweepMs: settings.supervisor.halt_sweep_ms,
+      log: o.log.child({ component: 'supervisor' }),
+    },
+    orders: orderEntryCounts(venue),
+    clock,
+    log: o.log,
+    ...(o.onDataProblem === undefined ? {} : { onProblem: o.onDataProblem }),
+  });
   const driver = new ReplayDriver({
     clock,
     events,
@@ -227,6 +257,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     simTick: venue.runTicks,
     ...(o.signal === undefined ? {} : { signal: o.signal }),
     onStep: (progress) => {
+      watch.step(progress.nowMs);
       for (const pair of simPairs) {
         const level = venue.ctx.limits.ratecount(simAccount, pair).level(progress.nowMs);
         if (level > (ratecountMax.get(pair.altname) ?? 0)) ratecountMax.set(pair.altname, level);
@@ -267,6 +298,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         onFillSettled: onFill,
       },
     });
+    started.runner.onTick((report) => watch.tick(report));
     started.runner.onTick((report) => {
       const simPair = simPairs.find((p) => p.id === report.pair);
       if (simPair === undefined) return;
@@ -283,6 +315,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     await driver.run();
     await driver.drain(
       (async () => {
+        // Quoting stops first, so the last sync finds every fill there will be.
+        await runner?.runner.stop();
+        await watch.settled();
+        await executor?.executor.finalSync();
+        await runner?.checkFills();
         await runner?.stop();
         await executor?.stop();
         await stores.flags.unwatch();
@@ -298,7 +335,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   o.signal?.throwIfAborted();
 
   const role = runner as RunnerRole;
+  const watched = watch.result();
   const marks: (string | undefined)[] = [];
+  const positions: string[] = [];
   const reports = simPairs.map((simPair) => {
     const pair = pairInfoOf(role, simPair.id);
     const pnl = role.pnl.pairPnl(simPair.id);
@@ -310,11 +349,16 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     }
     const summary = pnl.summary();
     marks.push(summary.mark?.toFixed());
+    positions.push(summary.position.toFixed());
     return {
       ...pairReport(
         pair,
         { summary, series: pnl.series(), fills: fills.get(simPair.id) ?? new ReportFills() },
         MATCHING_ENGINE[settings.exchange.tier].max,
+        {
+          orderEntry: watched.orders.get(simPair.altname) ?? { orders: 0, edits: 0, cancels: 0 },
+          strategy: strategyOf(watched.strategy.get(simPair.altname)),
+        },
       ),
       queue: (queueChecks.get(simPair.id) as QueueCheck).figures(),
     };
@@ -343,6 +387,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         ratecountMax: Math.round((ratecountMax.get(simPair.altname) ?? 0) * 100) / 100,
         refusals: Object.fromEntries(refusals),
         mark: marks[i],
+        position: positions[i] ?? '0',
         ledger: venue.ctx.engine
           .trades(simAccount)
           .filter((t) => t.pair.id === simPair.id)
@@ -363,6 +408,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     stepErrors: executor?.executor.stepErrors ?? 0,
     stores: storeKind,
     redisCommands: inFlight.sent,
+    watched,
   };
 }
 
@@ -376,6 +422,20 @@ async function connectRedis(url: string): Promise<CountingRedis> {
     redis.disconnect();
     throw new InvalidInputError('redis.url', `cannot connect: ${(err as Error).message}`);
   }
+}
+
+function strategyOf(count: StrategyTickCount | undefined): { ticks: number; errors: number } {
+  return { ticks: count?.ran ?? 0, errors: count?.errors ?? 0 };
+}
+
+/** The venue's order-entry calls counted by pair, as the bot sent them. */
+function orderEntryCounts(venue: ReplayVenue): OrderEntryCounts {
+  const counts = new OrderEntryCounts(
+    (sent) => venue.ctx.markets.pair(sent)?.altname,
+    (txid) => venue.ctx.engine.order(txid)?.pair.altname,
+  );
+  venue.transport.onRequest = (endpoint, body) => counts.note(endpoint, body);
+  return counts;
 }
 
 function pairInfoOf(runner: RunnerRole, pairId: string): PairInfo {

@@ -34,6 +34,8 @@ export interface LoggerSetup {
   readonly destination?: DestinationStream;
   /** Also gets every warn and error line (the operator console's recent events). */
   readonly warnTap?: DestinationStream;
+  /** The lines' time (ms since the epoch); default the system's. A replay gives its clock's. */
+  readonly now?: () => number;
 }
 
 /** One JSON line per event; components take `logger.child({ component, pair, strategy })`. */
@@ -42,7 +44,10 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
     level: setup.level ?? 'info',
     base: { ...setup.base },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp:
+      setup.now === undefined
+        ? pino.stdTimeFunctions.isoTime
+        : () => `,"time":"${new Date((setup.now as () => number)()).toISOString()}"`,
     formatters: { level: (label) => ({ level: label }) },
   };
   const destination = setup.destination ?? pino.destination({ dest: 1, sync: true });

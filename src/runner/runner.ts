@@ -166,6 +166,8 @@ export class Runner {
 
   /** Stops reacting to updates and waits for ticks in progress; strategies get their stop hook. */
   async stop(): Promise<void> {
+    // Once: a replay stops quoting before its last sync, then stops the role (hooks run once).
+    if (this.#abort.signal.aborted) return;
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];
     this.#abort.abort();

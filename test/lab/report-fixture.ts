@@ -1,5 +1,13 @@
 import { dec, type Decimal } from '../../src/core/index.js';
-import type { BacktestReport, FillPoint, PairReport } from '../../src/lab/report/index.js';
+import {
+  inventoryStats,
+  maxDrawdown,
+  pnlPerVolumeBps,
+  quoteTotals,
+  type BacktestReport,
+  type FillPoint,
+  type PairReport,
+} from '../../src/lab/report/index.js';
 
 /**
  * A made-up but consistent backtest: a seeded random walk per pair at 1 s points, quotes around
@@ -28,6 +36,7 @@ const HALF_SPREAD = 0.0004;
 const RATECOUNT_MAX = 125;
 
 export function fixtureReport(seconds = 3600, pairs = FIXTURE_PAIRS): BacktestReport {
+  const reports = pairs.map((p) => fixturePair(p, seconds));
   return {
     makerd_report: 1,
     strategy: 'spread-only v1',
@@ -37,6 +46,7 @@ export function fixtureReport(seconds = 3600, pairs = FIXTURE_PAIRS): BacktestRe
       toMs: START_MS + seconds * 1000,
       simulatedMs: seconds * 1000,
       wallMs: 4500,
+      strategyErrors: 3,
       problems: [
         {
           kind: 'gap',
@@ -47,7 +57,29 @@ export function fixtureReport(seconds = 3600, pairs = FIXTURE_PAIRS): BacktestRe
         },
       ],
     },
-    pairs: pairs.map((p) => fixturePair(p, seconds)),
+    pairs: reports,
+    totals: quoteTotals(reports),
+    halts: [
+      {
+        startMs: START_MS + 1_200_000,
+        endMs: START_MS + 1_320_000,
+        reason: 'risk: XBTUSD: buy order worth 9125 beyond max_order_notional 5000',
+        by: 'runner',
+        cancelled: 4,
+      },
+    ],
+    settings: {
+      config: '/etc/makerd/paper.yaml',
+      latencyMs: 20,
+      latencyFrom: "the recording's median round trip",
+      queueRule: 'log',
+      fees: pairs.map((p) => ({
+        pair: p.pair,
+        makerPct: '0.25',
+        takerPct: '0.4',
+        volumeUsd: '0',
+      })),
+    },
     fidelity: {
       live: 'paper session on the simulator, 2026-11-27 04:00 UTC',
       tolerancePct: 10,
@@ -176,6 +208,11 @@ function fixturePair(p: FixturePair, seconds: number): PairReport {
         mean: ratecount.reduce((s, v) => s + v, 0) / ratecount.length,
         max: Math.max(...ratecount),
       },
+      pnlPerVolumeBps: pnlPerVolumeBps(total.toFixed(), volumeQuote.toFixed()),
+      maxDrawdown: maxDrawdown(pnlTotal),
+      inventory: inventoryStats(tMs, position),
+      orderEntry: { orders: fills.length * 3, edits: fills.length * 5, cancels: fills.length * 2 },
+      strategy: { ticks: seconds, errors: p.pair === 'XBTUSD' ? 3 : 0 },
     },
     series: {
       tMs,

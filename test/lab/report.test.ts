@@ -60,7 +60,8 @@ async function open(b: Browser, width: number, height: number): Promise<Opened> 
   });
   await page.goto(reportUrl);
   // The page's script marks the body once it has created every chart.
-  await page.waitForSelector(`body[data-charts="${data.pairs.length * CHART_KINDS.length}"]`);
+  const charts = data.pairs.length * CHART_KINDS.length + data.totals.length;
+  await page.waitForSelector(`body[data-charts="${charts}"]`);
   return { page, problems, network };
 }
 
@@ -100,6 +101,30 @@ for (const [name, width, height] of [
       assert.equal(await text(page, cell('pnl-total')), p.summary.pnl.total);
       assert.equal(await text(page, cell('pnl-spread')), p.summary.pnl.spread);
     }
+    // The equity curve of both pairs (one quote currency), the halt shaded on it.
+    assert.equal(data.totals.length, 1);
+    const equity = await colouredPixels(page, 'figure[data-chart="equity"] canvas');
+    assert.ok(equity > 200, `equity: ${equity} coloured pixels, the chart did not draw`);
+    assert.equal(
+      await page.getAttribute('figure[data-chart="equity"] .uplot', 'data-halts-drawn'),
+      '1',
+      'the halt is shaded on the equity curve',
+    );
+    const total = data.totals[0];
+    assert.equal(
+      await text(page, '[data-table="totals"] [data-field="total-pnl"]'),
+      total?.pnl.total,
+    );
+    assert.equal(
+      await text(page, '[data-table="totals"] [data-field="total-drawdown"]'),
+      total?.maxDrawdown.toFixed(2),
+    );
+    assert.match(
+      (await text(page, '[data-table="halts"]')) ?? '',
+      /max_order_notional 5000; 4 order/,
+    );
+    assert.equal(await text(page, '[data-table="run"] [data-field="strategy-errors"]'), '3');
+    assert.equal(await text(page, '[data-field="queue-rule"]'), 'log');
     assert.equal(await text(page, '[data-field="simulated"]'), '1 h 00 min 00 s');
     assert.equal(await text(page, '[data-field="speed"]'), '800× real time');
     assert.equal(

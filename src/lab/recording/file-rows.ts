@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createGunzip } from 'node:zlib';
+import { StringDecoder } from 'node:string_decoder';
+import { constants as zlibConstants, createGunzip } from 'node:zlib';
 import {
   decodeRow,
   READABLE_VERSIONS,
@@ -27,11 +29,15 @@ export async function* fileRows(
   file: string,
   events: FileEvents,
 ): AsyncGenerator<RecordedRow> {
-  const gunzip = createGunzip();
-  const source = createReadStream(join(dir, file));
+  // Z_SYNC_FLUSH at the end: a file cut short gives every row flushed before the cut instead of
+  // an error that drops what the reader had not consumed yet (a slower reader lost more rows).
+  const gunzip = createGunzip({ finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  const path = join(dir, file);
+  const source = createReadStream(path);
   source.on('error', (err) => gunzip.destroy(err));
   source.pipe(gunzip);
-  gunzip.setEncoding('utf8');
+  const text = new StringDecoder('utf8');
+  let inflated = 0;
   let lineNo = 0;
   let rows = 0;
   let rest = '';
@@ -71,7 +77,8 @@ export async function* fileRows(
   };
   try {
     for await (const chunk of gunzip) {
-      rest += chunk as string;
+      inflated += (chunk as Buffer).length;
+      rest += text.write(chunk as Buffer);
       let start = 0;
       for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
         const row = line(rest.slice(start, end));
@@ -81,29 +88,48 @@ export async function* fileRows(
       }
       rest = rest.slice(start);
     }
+    rest += text.end();
+    if (!(await endsWhole(path, inflated))) {
+      // The writer died: what it flushed is whole rows; a part-written last line is not one.
+      events.problem({
+        kind: 'truncated',
+        file,
+        message: `${file}: cut short after ${rows} rows (the recorder stopped while writing)`,
+      });
+      return;
+    }
     if (rest !== '') {
       const row = line(rest);
       if (row !== undefined && row !== 'stop') yield row;
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    // A file whose writer died has no gzip trailer; what was flushed before is whole.
-    if (code === 'Z_BUF_ERROR') {
-      events.problem({
-        kind: 'truncated',
-        file,
-        message: `${file}: cut short after ${rows} rows (the recorder stopped while writing)`,
-      });
-    } else {
-      events.problem({
-        kind: 'corrupt-file',
-        file,
-        message: `${file}: unreadable after ${rows} rows: ${code ?? ''} ${(err as Error).message}`,
-      });
-    }
+    events.problem({
+      kind: 'corrupt-file',
+      file,
+      message: `${file}: unreadable after ${rows} rows: ${code ?? ''} ${(err as Error).message}`,
+    });
   } finally {
     source.destroy();
     gunzip.destroy();
+  }
+}
+
+/**
+ * Whether the file ends with its gzip trailer: a whole file's last 4 bytes are the inflated size
+ * modulo 2^32 (RFC 1952, ISIZE; a recording file is one gzip member). A file cut short ends in
+ * compressed data instead, which matches by chance once in 4 billion.
+ */
+async function endsWhole(path: string, inflated: number): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (size < 18) return false;
+    const tail = Buffer.alloc(4);
+    await file.read(tail, 0, 4, size - 4);
+    return tail.readUInt32LE(0) === inflated % 2 ** 32;
+  } finally {
+    await file.close();
   }
 }
 

@@ -23,3 +23,6 @@ export {
 } from './replay-venue.js';
 export { DEFAULT_LATENCY_MS, SimTransport, type SimHandler } from './sim-transport.js';
 export { QueueCheck, type QueueErrorFigures } from './queue-check.js';
+export { OrderEntryCounts, type OrderEntryCount } from './order-entry-counts.js';
+export { ReplayHalts, type ReplayHalt, type ReplayHaltsOptions } from './replay-halts.js';
+export { StrategyTicks, type StrategyTickCount } from './strategy-ticks.js';

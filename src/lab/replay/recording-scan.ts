@@ -9,6 +9,8 @@ export interface RecordingScan {
   readonly lastMs: number;
   /** Pair altnames with rows (key-wide rows excluded). */
   readonly pairs: readonly string[];
+  /** Each pair's last row (receive time): a pair whose data ends early replays a frozen book. */
+  readonly pairLastMs: ReadonlyMap<string, number>;
   /**
    * The pair rules in force at the start, by pair id: the last AssetPairs answer before it among
    * the rows given (a recording asks again each hour), else the first within the span.
@@ -36,6 +38,7 @@ export async function scanRecording(
   let firstMs = Infinity;
   let lastMs = -Infinity;
   const pairs = new Set<string>();
+  const pairLastMs = new Map<string, number>();
   const firstMid = new Map<string, string>();
   let assetPairs: Record<string, Record<string, unknown>> | undefined;
   let rulesBefore: Record<string, Record<string, unknown>> | undefined;
@@ -53,7 +56,10 @@ export async function scanRecording(
     }
     firstMs = Math.min(firstMs, row.receivedMs);
     lastMs = Math.max(lastMs, row.receivedMs);
-    if (row.pair !== undefined) pairs.add(row.pair);
+    if (row.pair !== undefined) {
+      pairs.add(row.pair);
+      pairLastMs.set(row.pair, Math.max(pairLastMs.get(row.pair) ?? -Infinity, row.receivedMs));
+    }
     if (row.body === undefined) continue;
     if (row.endpoint === 'AssetPairs' && assetPairs === undefined) {
       assetPairs = resultOf(row.body) as Record<string, Record<string, unknown>> | undefined;
@@ -78,6 +84,7 @@ export async function scanRecording(
     firstMs,
     lastMs,
     pairs: [...pairs].sort(),
+    pairLastMs,
     assetPairs: rulesBefore ?? assetPairs,
     firstMid,
     roundTripMs: median(roundTrips),

@@ -41,6 +41,8 @@ export class SimTransport implements Transport {
    * `EOrder:Rate limit exceeded` is a live one).
    */
   readonly refusals = new Map<string, Map<string, number>>();
+  /** Told each request as sent (the report's order-entry counts). */
+  onRequest: ((endpoint: string, body: string | undefined) => void) | undefined;
 
   constructor(sim: SimHandler, clock: Clock, latencyMs: number = DEFAULT_LATENCY_MS) {
     this.#sim = sim;
@@ -61,6 +63,7 @@ export class SimTransport implements Transport {
       throw new RequestAbortedError(req.endpoint, req.signal.reason, 'not-sent');
     }
     this.calls.set(req.endpoint, (this.calls.get(req.endpoint) ?? 0) + 1);
+    this.onRequest?.(req.endpoint, req.body);
     const url = new URL(req.url);
     const headers: IncomingHttpHeaders = { 'user-agent': DEFAULT_USER_AGENT };
     for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;

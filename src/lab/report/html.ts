@@ -49,6 +49,9 @@ export function renderPage(data: BacktestReport, page: PageData, lib: ChartLibra
 <h2>Run</h2>
 ${runTable(data)}
 ${problemsList(data.run.problems)}
+${haltsList(data.halts)}
+<h2>Total</h2>
+${totalsTable(data)}
 <h2>Pairs</h2>
 ${pairsTable(data.pairs)}
 ${data.fidelity === undefined ? '' : fidelityTable(data.fidelity)}
@@ -107,6 +110,12 @@ ${row('To', escapeHtml(utcTime(r.toMs)))}
 ${row('Simulated', `<span data-field="simulated">${escapeHtml(duration(r.simulatedMs))}</span>`)}
 ${row('Replay took', `${escapeHtml(duration(r.wallMs))}, <span data-field="speed">${escapeHtml(speed(r.simulatedMs, r.wallMs))}</span>`)}
 ${row('Data problems', `<span data-field="problems">${problems}</span>`)}
+${row('Halts', `<span data-field="halts">${data.halts.length === 0 ? 'none' : `${data.halts.length} (listed below)`}</span>`)}
+${row('Strategy errors', `<span data-field="strategy-errors">${r.strategyErrors}</span>`)}
+${row('Config', `<code>${escapeHtml(data.settings.config)}</code>`)}
+${row('Latency', `<span data-field="latency">${data.settings.latencyMs} ms</span> a call (${escapeHtml(data.settings.latencyFrom)})`)}
+${row('Queue rule', `<span data-field="queue-rule">${escapeHtml(data.settings.queueRule)}</span>`)}
+${row('Fees at the start', escapeHtml(data.settings.fees.map((f) => `${f.pair}: maker ${f.makerPct} %, taker ${f.takerPct} %`).join('; ') + ` (30-day volume ${data.settings.fees[0]?.volumeUsd ?? '0'} USD)`))}
 </table>`;
 }
 
@@ -121,6 +130,56 @@ function problemsList(problems: readonly DataProblem[]): string {
     );
   });
   return `<ul class="problems" data-table="problems">\n${items.join('\n')}\n</ul>`;
+}
+
+function haltsList(halts: BacktestReport['halts']): string {
+  if (halts.length === 0) return '';
+  const items = halts.map((h) => {
+    const cancelled =
+      typeof h.cancelled === 'number' ? `${h.cancelled} order(s) cancelled` : h.cancelled;
+    const span =
+      h.endMs === null ? `${utcTime(h.startMs)} to the end` : utcSpan(h.startMs, h.endMs);
+    return (
+      `<li><b>halt</b> <span class="unit">${escapeHtml(span)}, by ${escapeHtml(h.by)}</span>` +
+      `<br><span class="what">${escapeHtml(h.reason)}; ${escapeHtml(cancelled)}</span></li>`
+    );
+  });
+  return `<ul class="problems" data-table="halts">\n${items.join('\n')}\n</ul>`;
+}
+
+/** The pairs summed per quote currency, each with its equity curve. */
+function totalsTable(data: BacktestReport): string {
+  const totals = data.totals;
+  const note =
+    totals.length > 1
+      ? `<p class="note">The pairs quote in ${escapeHtml(totals.map((t) => t.quote).join(' and '))}: one total per currency, none across them.</p>`
+      : '';
+  const cell = (quote: string, field: string, value: string, unit = ''): string =>
+    `<td><span data-quote="${escapeHtml(quote)}" data-field="${field}"${signClass(value)}>${escapeHtml(value)}</span>` +
+    `${unit === '' ? '' : ` <span class="unit">${escapeHtml(unit)}</span>`}</td>`;
+  const line = (label: string, cells: (t: (typeof totals)[number]) => string): string =>
+    `<tr><th scope="row">${escapeHtml(label)}</th>${totals.map(cells).join('')}</tr>`;
+  const charts = totals.map(
+    (t, i) =>
+      `<figure class="chart chart-equity" data-chart="equity" data-index="${i}"><figcaption>Equity: PnL total of ${escapeHtml(t.pairs.join(', '))} (${escapeHtml(t.quote)}); halts shaded</figcaption><div class="plot"></div></figure>`,
+  );
+  return `<div class="scroll"><table class="grid" data-table="totals">
+<thead><tr><th></th>${totals.map((t) => `<th scope="col">${escapeHtml(t.quote)}</th>`).join('')}</tr></thead>
+<tbody>
+${line('Pairs', (t) => `<td>${escapeHtml(t.pairs.join(', '))}</td>`)}
+${line('PnL total', (t) => cell(t.quote, 'total-pnl', t.pnl.total, t.quote))}
+${line('· spread capture', (t) => cell(t.quote, 'total-spread', t.pnl.spread))}
+${line('· inventory', (t) => cell(t.quote, 'total-inventory', t.pnl.inventory))}
+${line('· fees paid', (t) => cell(t.quote, 'total-fees', t.pnl.fees))}
+${line('Volume', (t) => cell(t.quote, 'total-volume', t.volumeQuote, t.quote))}
+${line('PnL per volume', (t) => cell(t.quote, 'total-pnl-bps', fixed(t.pnlPerVolumeBps, 2), 'bps'))}
+${line('Maximum drawdown', (t) => cell(t.quote, 'total-drawdown', t.maxDrawdown.toFixed(2), t.quote))}
+</tbody>
+</table></div>
+${note}
+<div class="charts">
+${charts.join('\n')}
+</div>`;
 }
 
 /** One row per figure, one column per pair: reads well on a phone for a few pairs. */
@@ -162,9 +221,20 @@ ${line('Fill rate', (p) => cell(p, 'fill-rate', fixed(p.summary.fillRatePerHour,
 ${line('Time at quote (both sides)', (p) => cell(p, 'time-at-quote', percent(p.summary.timeAtQuote)))}
 ${line('Time at quote (either side)', (p) => cell(p, 'time-at-quote-any', percent(p.summary.timeAtQuoteAny)))}
 ${line('Quote distance to target', (p) => cell(p, 'quote-distance', fixed(p.summary.quoteDistanceBps, 2), 'bps'))}
+${line('PnL per volume', (p) => cell(p, 'pnl-bps', fixed(p.summary.pnlPerVolumeBps, 2), 'bps'))}
+${line(`Maximum drawdown${shared}`, (p) => cell(p, 'drawdown', p.summary.maxDrawdown.toFixed(2), quoteUnit(p)))}
+${line('Inventory min · max', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="inventory-range">${num(p.summary.inventory.min)} · ${num(p.summary.inventory.max)}</span> <span class="unit">${escapeHtml(p.base)}</span></td>`)}
+${line('Inventory mean · mean |abs|', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="inventory-mean">${num(p.summary.inventory.mean)} · ${num(p.summary.inventory.meanAbs)}</span> <span class="unit">${escapeHtml(p.base)}, by time</span></td>`)}
+${line('Orders · edits · cancels', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="order-entry">${p.summary.orderEntry.orders} · ${p.summary.orderEntry.edits} · ${p.summary.orderEntry.cancels}</span></td>`)}
+${line('Strategy errors', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="strategy-errors">${p.summary.strategy.errors}</span> <span class="unit">of ${p.summary.strategy.ticks} ticks</span></td>`)}
 ${line('Ratecount mean · max', (p) => `<td><span data-pair="${escapeHtml(p.pair)}" data-field="ratecount">${fixed(p.summary.ratecount.mean, 1)} · ${fixed(p.summary.ratecount.max, 1)}</span> <span class="unit">of ${p.series.ratecountMax}</span></td>`)}
 </tbody>
 </table></div>`;
+}
+
+/** A base amount without float noise. */
+function num(value: number): string {
+  return escapeHtml(String(Number(value.toPrecision(8))));
 }
 
 function signClass(value: string): string {

@@ -4,3 +4,4 @@ export type * from './report-data.js';
 export { escapeHtml } from './html.js';
 export { duration, percent, utcSpan } from './figures.js';
 export { PAGE_STYLE } from './page-style.js';
+export { inventoryStats, maxDrawdown, pnlPerVolumeBps, quoteTotals } from './run-figures.js';

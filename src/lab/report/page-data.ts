@@ -10,6 +10,13 @@ export const MAX_FILLS = 4000;
 /** What the page's script draws: per pair, columns on one time axis in seconds (uPlot's unit). */
 export interface PageData {
   readonly pairs: readonly PagePair[];
+  /** The equity curve per quote currency: time (s) and the pairs' summed PnL total. */
+  readonly totals: readonly {
+    readonly quote: string;
+    readonly cols: readonly (readonly (number | null)[])[];
+  }[];
+  /** Halts as shaded spans on every chart over time (s); end null: to the end of the run. */
+  readonly halts: readonly { readonly start: number; readonly end: number | null }[];
 }
 
 export interface PagePair {
@@ -34,7 +41,20 @@ export interface PagePair {
 }
 
 export function pageData(data: BacktestReport): PageData {
-  return { pairs: data.pairs.map(pagePair) };
+  return {
+    pairs: data.pairs.map(pagePair),
+    totals: data.totals.map((t) => {
+      const thinned = downsample(t.equity.tMs, [t.equity.total], MAX_POINTS);
+      return {
+        quote: t.quote,
+        cols: [thinned.t.map(seconds), ...thinned.cols.map((c) => c.map(compact))],
+      };
+    }),
+    halts: data.halts.map((h) => ({
+      start: seconds(h.startMs),
+      end: h.endMs === null ? null : seconds(h.endMs),
+    })),
+  };
 }
 
 function pagePair(p: PairReport): PagePair {

@@ -60,15 +60,35 @@ export const PAGE_SCRIPT = String.raw`
     p.textContent = text;
     figure.replaceChild(p, figure.querySelector('.plot'));
   }
+  // Halts as shaded spans behind the lines: quoting stopped and every order was cancelled.
+  var haltBands = {
+    hooks: {
+      drawClear: [function (u) {
+        var ctx = u.ctx, b = u.bbox, drawn = 0;
+        ctx.save();
+        ctx.fillStyle = 'rgba(196,50,10,0.12)';
+        data.halts.forEach(function (h) {
+          var x0 = Math.max(b.left, u.valToPos(h.start, 'x', true));
+          var x1 = Math.min(b.left + b.width, h.end === null ? b.left + b.width : u.valToPos(h.end, 'x', true));
+          if (x1 <= x0) return;
+          ctx.fillRect(x0, b.top, Math.max(x1 - x0, uPlot.pxRatio), b.height);
+          drawn++;
+        });
+        ctx.restore();
+        u.root.setAttribute('data-halts-drawn', String(drawn));
+      }]
+    }
+  };
   function overTime(key, label, list, extra) {
     var opts = {
       tzDate: utc,
       cursor: { sync: { key: key } },
       scales: { x: { time: true } },
       series: [{ label: 'time (UTC)' }].concat(list),
-      axes: [{ values: timeTicks, space: 70 }, { label: label, labelSize: 20 }]
+      axes: [{ values: timeTicks, space: 70 }, { label: label, labelSize: 20 }],
+      plugins: [haltBands]
     };
-    for (var k in extra) opts[k] = extra[k];
+    for (var k in extra) opts[k] = k === 'plugins' ? opts.plugins.concat(extra[k]) : extra[k];
     return opts;
   }
   // Fills as triangles over the price lines: up for a buy, down for a sell.
@@ -163,6 +183,13 @@ export const PAGE_SCRIPT = String.raw`
     };
     draw(figure, opts, [m.horizonsS, m.buy, m.sell, m.all]);
   }
+
+  data.totals.forEach(function (t, i) {
+    var figure = document.querySelector('figure[data-chart="equity"][data-index="' + i + '"]');
+    if (figure === null) return;
+    if (t.cols[0].length === 0) { nothing(figure, 'No data in this run.'); return; }
+    draw(figure, overTime('total' + i, t.quote, [series('PnL total', COLOR.total, { width: 2, value: digits(2) })]), t.cols);
+  });
 
   data.pairs.forEach(function (p, i) {
     var section = document.querySelector('section.pair[data-index="' + i + '"]');

@@ -11,6 +11,15 @@ export interface BacktestReport {
   readonly strategy: string;
   readonly run: RunSummary;
   readonly pairs: readonly PairReport[];
+  /**
+   * Totals across pairs, one per quote currency: PnL only adds up within one (pairs quoted in
+   * USD and EUR give two totals, never one).
+   */
+  readonly totals: readonly QuoteTotal[];
+  /** Halts of the run (the risk gate's, an operator's), oldest first. */
+  readonly halts: readonly Halt[];
+  /** What the run was told: config, fees, latency, queue rule. */
+  readonly settings: RunSettings;
   /** Live vs replay of the same session, when the backtest replayed a recorded live run. */
   readonly fidelity?: Fidelity;
 }
@@ -25,8 +34,56 @@ export interface RunSummary {
   readonly simulatedMs: number;
   /** Wall-clock time the replay took (ms); the speed is simulatedMs / wallMs. */
   readonly wallMs: number;
-  /** What was wrong with the data: gaps, corrupt or cut-short files. Empty when nothing was. */
+  /**
+   * What was wrong with the data: gaps, corrupt or cut-short files, recorded orders the engine
+   * refused, a pair whose data ends early. Empty when nothing was.
+   */
   readonly problems: readonly DataProblem[];
+  /** Ticks whose strategy quote() threw, all pairs (each pair's in its summary). */
+  readonly strategyErrors: number;
+}
+
+export interface QuoteTotal {
+  /** The quote currency (USD). */
+  readonly quote: string;
+  /** Pair altnames summed. */
+  readonly pairs: readonly string[];
+  readonly pnl: PnlSplit;
+  readonly volumeQuote: DecimalString;
+  /** Total PnL per quote volume traded, bps; null without volume. */
+  readonly pnlPerVolumeBps: number | null;
+  /** The largest fall of the equity curve from a high before it (quote currency, >= 0). */
+  readonly maxDrawdown: number;
+  /** The pairs' PnL total summed over time (each pair's last point held): the equity curve. */
+  readonly equity: { readonly tMs: readonly number[]; readonly total: readonly number[] };
+}
+
+export interface Halt {
+  readonly startMs: number;
+  /** Null: still halted at the end. */
+  readonly endMs: number | null;
+  readonly reason: string;
+  readonly by: string;
+  /** Orders the halt's CancelAll took off, or why it failed. */
+  readonly cancelled: number | string;
+}
+
+export interface RunSettings {
+  /** The daemon config file the bot ran with. */
+  readonly config: string;
+  /** Each call's round trip on the replay clock (ms), and where it came from. */
+  readonly latencyMs: number;
+  readonly latencyFrom: string;
+  /** market.queue.rule: the fill model's (and the live estimator's) queue rule. */
+  readonly queueRule: string;
+  /** What the replayed exchange charged each pair at the start (percent). */
+  readonly fees: readonly {
+    readonly pair: string;
+    readonly makerPct: string;
+    readonly takerPct: string;
+    /** The key's 30-day volume the fee ladders were read at (USD). */
+    readonly volumeUsd: string;
+  }[];
 }
 
 export interface DataProblem {
@@ -88,6 +145,28 @@ export interface PairSummary {
   readonly quoteDistanceBps: number | null;
   /** The matching engine's ratecount for this pair: time-weighted mean and peak level. */
   readonly ratecount: { readonly mean: number; readonly max: number };
+  /** Total PnL per quote volume traded, bps; null without volume. */
+  readonly pnlPerVolumeBps: number | null;
+  /** The largest fall of the PnL total from a high before it (quote currency, >= 0). */
+  readonly maxDrawdown: number;
+  /** The position over the run (base), from the chart's series. */
+  readonly inventory: InventoryStats;
+  /** Order entry the replayed exchange received for this pair (refusals included). */
+  readonly orderEntry: {
+    readonly orders: number;
+    readonly edits: number;
+    readonly cancels: number;
+  };
+  /** Ticks the strategy quoted in, and those where its quote() threw. */
+  readonly strategy: { readonly ticks: number; readonly errors: number };
+}
+
+export interface InventoryStats {
+  readonly min: number;
+  readonly max: number;
+  /** Time-weighted means of the position and of its absolute value. */
+  readonly mean: number;
+  readonly meanAbs: number;
 }
 
 export interface PnlSplit {

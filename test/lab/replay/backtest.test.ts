@@ -124,7 +124,7 @@ describe('backtest', () => {
     assert.match(readFileSync(join(outDir, 'report.html'), 'utf8'), /<canvas|uPlot/);
   });
 
-  it('prints a gap in the recording as it meets it and lists it in the report', async () => {
+  it('prints a gap in the recording as it meets it, lists it in the report and fails', async () => {
     const holed = rows.filter(
       (r) =>
         !(
@@ -137,9 +137,16 @@ describe('backtest', () => {
     const out = sink();
     const err = sink();
     const outDir = join(dir, 'out-holed');
-    await runBacktestCommand(
-      { data: join(dir, 'holed'), config: writeConfig(dir, 'XBTUSD'), out: outDir },
-      { out, err },
+    // A data problem fails the run by default (--max-data-problems 0), after the report is written.
+    await assert.rejects(
+      runBacktestCommand(
+        { data: join(dir, 'holed'), config: writeConfig(dir, 'XBTUSD'), out: outDir },
+        { out, err },
+      ),
+      {
+        message:
+          'backtest: 1 data problem(s), more than --max-data-problems 0: the report is written and lists them, but its figures rest on that data',
+      },
     );
     const line =
       /^backtest: (XBTUSD: no Depth answer from .* more than 3x its 1500 ms interval\))$/m;

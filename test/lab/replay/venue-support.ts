@@ -42,6 +42,7 @@ export function testVenue(
       firstMs: START_MS,
       lastMs: START_MS,
       pairs: ['XBTUSD'],
+      pairLastMs: new Map([['XBTUSD', START_MS]]),
       assetPairs: undefined,
       firstMid: new Map([['XBTUSD', '60000']]),
       roundTripMs: undefined,

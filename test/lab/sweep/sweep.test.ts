@@ -90,7 +90,20 @@ describe('sweep', () => {
     assert.equal(zero?.pnl_fees, '0');
     const starter = figures(results, '001').pairs.XBTUSD;
     if (starter !== undefined && starter.fills > 0) {
-      assert.ok(dec(starter.pnl_fees).eq(dec(starter.volume_quote).times('0.0025')));
+      // The starter maker rung (0.25 %) until the key's own volume reaches 10,000 USD, then 0.2 %.
+      const fills = readFileSync(join(outDir, 'runs', '001', 'fills.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { tMs: number; price: string; volume: string })
+        .sort((a, b) => a.tMs - b.tMs);
+      let traded = dec(0);
+      let fees = dec(0);
+      for (const f of fills) {
+        const notional = dec(f.price).times(f.volume);
+        fees = fees.plus(notional.times(traded.lt(10_000) ? '0.0025' : '0.002'));
+        traded = traded.plus(notional);
+      }
+      assert.ok(dec(starter.pnl_fees).eq(fees), `${starter.pnl_fees} against ${fees.toFixed()}`);
     }
     assert.equal(new Set(results.rows.map((r) => figures(results, r.id).worker)).size, 1);
     assert.match(out.text(), /^rank\s+id\s+fees\s+pnl\s+bps\s+fills\s+refusals$/m);
