@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -49,6 +49,20 @@ describe('makerd backtest: flags, paths, Redis and Ctrl-C', () => {
 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('refuses a --stores it does not know, naming the flag', async () => {
+    const run = makerd([
+      'backtest',
+      '--stores',
+      'disk',
+      '--config',
+      config,
+      '--data',
+      join(dir, 'rec'),
+    ]);
+    assert.equal(await exitOf(run.child), 2, run.stderr());
+    assert.equal(run.stderr(), 'makerd: --stores: must be memory or redis, got "disk"\n');
+  });
+
   it('refuses an --out holding an earlier report unless --force', async () => {
     const out = join(dir, 'earlier');
     mkdirSync(out);
@@ -95,9 +109,29 @@ describe('makerd backtest: flags, paths, Redis and Ctrl-C', () => {
     }
   });
 
-  it('says in one line when it can neither find nor start Redis', async () => {
+  it('needs no Redis with its state in memory (the default)', async () => {
+    const out = join(dir, 'in-memory');
+    const run = makerd(['backtest', '--config', config, '--data', join(dir, 'rec'), '--out', out], {
+      MAKERD_REDIS_URL: NO_REDIS,
+      MAKERD_REDIS_SERVER: join(dir, 'no-redis-server'),
+    });
+    assert.equal(await exitOf(run.child), 0, run.stderr());
+    assert.ok(existsSync(join(out, 'report.json')), 'the report is written');
+  });
+
+  it('with --stores redis, says in one line when it can neither find nor start Redis', async () => {
     const run = makerd(
-      ['backtest', '--config', config, '--data', join(dir, 'rec'), '--out', join(dir, 'no-redis')],
+      [
+        'backtest',
+        '--stores',
+        'redis',
+        '--config',
+        config,
+        '--data',
+        join(dir, 'rec'),
+        '--out',
+        join(dir, 'no-redis'),
+      ],
       { MAKERD_REDIS_URL: NO_REDIS, MAKERD_REDIS_SERVER: join(dir, 'no-redis-server') },
     );
     assert.equal(await exitOf(run.child), 1, run.stderr());
@@ -110,6 +144,8 @@ describe('makerd backtest: flags, paths, Redis and Ctrl-C', () => {
   it('stops at Ctrl-C with one line and leaves no key of the run in Redis', async () => {
     const run = makerd([
       'backtest',
+      '--stores',
+      'redis',
       '--config',
       config,
       '--data',
