@@ -4,10 +4,11 @@
  *   1. synthesises a recording of two pairs (the simulator's background market on a manual clock,
  *      polled at the paper config's cadence: test/lab/replay/synth-recording.ts) into a folder;
  *   2. replays it in a child process through the paper config with both pairs quoted by a spread
- *      that trades often (test/support/paper-config.ts), on the Redis at REDIS_URL
- *      (a fresh prefix, deleted afterwards), and prints the speed as a multiple of real time, wall
- *      time, events, Redis commands, fills, and the process's RSS and V8 heap used at 10, 30 and
- *      60 minutes of replayed time (then every hour): flat in the recording's length;
+ *      that trades often (test/support/paper-config.ts), with the bot's stores in memory (the
+ *      default), and prints the speed as a multiple of real time, wall time, events, fills, and the
+ *      process's RSS and V8 heap used at 10, 30 and 60 minutes of replayed time (then every hour):
+ *      flat in the recording's length; then again with the stores in Redis at REDIS_URL (a fresh
+ *      prefix, deleted afterwards), for the comparison;
  *   3. replays it again under --cpu-prof and prints the self time by owner (the bot's live code,
  *      Redis I/O, the simulator, the replay), by module, and the top functions.
  *
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { runBacktest } from '../src/lab/backtest-run.js';
+import { runBacktest, type StoreKind } from '../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
 import { RecordingReader } from '../src/lab/recording/index.js';
 import { silentLogger } from '../src/obs/index.js';
@@ -41,6 +42,8 @@ interface ChildFigures {
   readonly events: number;
   readonly redisCommands: number;
   readonly fills: number;
+  /** Our executions on the replayed exchange, as text: both store kinds must give the same. */
+  readonly ledger: string;
   readonly rssMb: number;
   /** Memory at replayed minutes 10, 30, 60, then every 60. */
   readonly memory: readonly MemoryMark[];
@@ -82,18 +85,17 @@ async function main(): Promise<void> {
       `recording: ${minutes} min of ${PAIRS.join(', ')}, ${rows.length} rows, synthesised in ` +
         `${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
-    const plain = await child(dir, []);
+    const plain = await child(dir, [], 'memory');
     console.log(
-      `replay: ${(plain.spanMs / plain.wallMs).toFixed(0)}x real time (${(plain.spanMs / 60_000).toFixed(0)} min ` +
+      `replay, stores in memory: ${(plain.spanMs / plain.wallMs).toFixed(0)}x real time (${(plain.spanMs / 60_000).toFixed(0)} min ` +
         `in ${(plain.wallMs / 1000).toFixed(1)} s wall), ${plain.events} events ` +
-        `(${((plain.wallMs * 1000) / plain.events).toFixed(0)} µs each), ${plain.redisCommands} Redis ` +
-        `commands (${(plain.redisCommands / plain.events).toFixed(1)} per event), ${plain.fills} fills, ` +
+        `(${((plain.wallMs * 1000) / plain.events).toFixed(0)} µs each), ${plain.fills} fills, ` +
         `RSS ${plain.rssMb} MB`,
     );
     console.log(
       `CPU: ${(plain.cpuMs / 1000).toFixed(1)} s (${((plain.cpuMs * 1000) / plain.events).toFixed(0)} µs an ` +
         `event): ${(plain.spanMs / plain.cpuMs).toFixed(0)}x real time per CPU second; the rest of the ` +
-        'wall time waited on Redis or for a CPU',
+        'wall time waited for a CPU',
     );
     console.log(
       `memory at replayed minute: ${plain.memory
@@ -103,9 +105,16 @@ async function main(): Promise<void> {
         .join('; ')}`,
     );
     console.log(`target 500x: ${plain.spanMs / plain.wallMs >= 500 ? 'met' : 'not met'}`);
+    const redis = await child(dir, [], 'redis');
+    console.log(
+      `replay, stores in Redis: ${(redis.spanMs / redis.wallMs).toFixed(0)}x real time ` +
+        `(${(redis.wallMs / 1000).toFixed(1)} s wall, CPU ${(redis.cpuMs / 1000).toFixed(1)} s), ` +
+        `${redis.redisCommands} Redis commands, ${redis.fills} fills; our executions ` +
+        `${redis.ledger === plain.ledger ? 'identical to' : 'DIFFERENT from'} the in-memory run's`,
+    );
     if (process.env.BENCH_PROFILE === '0') return;
     const profDir = join(dir, 'prof');
-    await child(dir, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+    await child(dir, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], 'memory');
     summariseProfile(profDir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -113,10 +122,19 @@ async function main(): Promise<void> {
 }
 
 /** One replay in a child process (a profile of its own); its figures come back as JSON. */
-async function child(dir: string, nodeFlags: readonly string[]): Promise<ChildFigures> {
+async function child(
+  dir: string,
+  nodeFlags: readonly string[],
+  stores: StoreKind,
+): Promise<ChildFigures> {
   const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', SELF], {
     cwd: ROOT,
-    env: { ...process.env, BENCH_REPLAY_DIR: join(dir, 'rec'), BENCH_CONFIG_DIR: dir },
+    env: {
+      ...process.env,
+      BENCH_REPLAY_DIR: join(dir, 'rec'),
+      BENCH_CONFIG_DIR: dir,
+      BENCH_STORES: stores,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -144,6 +162,7 @@ async function replayOnly(recording: string): Promise<void> {
   gc.observe({ entryTypes: ['gc'] });
   const cpu = process.cpuUsage();
   const result = await runBacktest({
+    stores: process.env.BENCH_STORES === 'redis' ? 'redis' : 'memory',
     settings,
     configDir: dir,
     rows: () => new RecordingReader(recording).rows(),
@@ -174,6 +193,7 @@ async function replayOnly(recording: string): Promise<void> {
     events: result.events,
     redisCommands: result.redisCommands,
     fills: result.pairs.reduce((n, p) => n + p.fills, 0),
+    ledger: JSON.stringify(result.pairs.map((p) => p.ledger)),
     rssMb: Math.round(process.memoryUsage().rss / 1e6),
     memory,
   };

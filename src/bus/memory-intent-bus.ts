@@ -1,4 +1,4 @@
-import type { OrderIntent } from '../core/index.js';
+import { NO_ROUND_TRIP, type OrderIntent, type RoundTrip } from '../core/index.js';
 import type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick } from './bus.js';
 import { DirectWakes } from './direct-wakes.js';
 import {
@@ -20,12 +20,16 @@ export class MemoryIntentBus implements IntentBus {
   readonly #generations = new Map<string, number>();
   readonly #wakes = new DirectWakes();
   #view: StoredOrdersView | undefined;
+  readonly #trip: RoundTrip;
 
-  constructor(prefix: string) {
+  /** Each call answers after one round trip (`roundTrip`), as a script or a job add does. */
+  constructor(prefix: string, roundTrip: RoundTrip = NO_ROUND_TRIP) {
     this.prefix = prefix;
+    this.#trip = roundTrip;
   }
 
-  publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
+  async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
+    await this.#trip(1);
     const checked = checkPublishInput(intents);
     const byPair: Record<string, { published: number; coalesced: number }> = {};
     const published = checked.map((intent) => {
@@ -41,20 +45,21 @@ export class MemoryIntentBus implements IntentBus {
       return entry;
     });
     for (const pair of Object.keys(byPair)) this.#wakes.wake(pair);
-    return Promise.resolve({
+    return {
       published,
       coalesced: Object.values(byPair).reduce((sum, p) => sum + p.coalesced, 0),
       byPair,
-    });
+    };
   }
 
-  enqueue(pair: string): Promise<void> {
+  async enqueue(pair: string): Promise<void> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     this.#wakes.wake(pair);
-    return Promise.resolve();
   }
 
-  takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
+  async takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     const register = this.#registers.get(pair);
     const taken: OrderIntent[] = [];
@@ -64,10 +69,11 @@ export class MemoryIntentBus implements IntentBus {
       register?.delete(pick.slot);
       taken.push(entry);
     }
-    return Promise.resolve(taken.sort(compareSlots));
+    return taken.sort(compareSlots);
   }
 
-  restore(pair: string, intents: readonly OrderIntent[]): Promise<string[]> {
+  async restore(pair: string, intents: readonly OrderIntent[]): Promise<string[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     const register = this.#register(pair);
     const slots: string[] = [];
@@ -78,54 +84,56 @@ export class MemoryIntentBus implements IntentBus {
       slots.push(intent.slot);
     }
     if (slots.length > 0) this.#wakes.wake(pair);
-    return Promise.resolve(slots);
+    return slots;
   }
 
-  pending(pair: string): Promise<OrderIntent[]> {
+  async pending(pair: string): Promise<OrderIntent[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
-    return Promise.resolve([...(this.#registers.get(pair)?.values() ?? [])].sort(compareSlots));
+    return [...(this.#registers.get(pair)?.values() ?? [])].sort(compareSlots);
   }
 
-  pendingCount(pair: string): Promise<number> {
+  async pendingCount(pair: string): Promise<number> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
-    return Promise.resolve(this.#registers.get(pair)?.size ?? 0);
+    return this.#registers.get(pair)?.size ?? 0;
   }
 
-  pairsWithPending(): Promise<string[]> {
-    return Promise.resolve(
-      [...this.#registers]
-        .filter(([, r]) => r.size > 0)
-        .map(([pair]) => pair)
-        .sort(),
-    );
+  async pairsWithPending(): Promise<string[]> {
+    await this.#trip(1);
+    return [...this.#registers]
+      .filter(([, r]) => r.size > 0)
+      .map(([pair]) => pair)
+      .sort();
   }
 
-  writeOrdersView(view: StoredOrdersView, pairs: readonly string[]): Promise<void> {
+  async writeOrdersView(view: StoredOrdersView, pairs: readonly string[]): Promise<void> {
+    await this.#trip(1);
     checkOrdersView(view);
     // A view older than the stored one never replaces it, as in Redis.
     if (this.#view === undefined || view.askedAtMs > this.#view.askedAtMs) {
       this.#view = JSON.parse(JSON.stringify(view)) as StoredOrdersView;
     }
     for (const pair of pairs) this.#wakes.wake(pair);
-    return Promise.resolve();
   }
 
-  readOrdersView(): Promise<StoredOrdersView | undefined> {
-    return Promise.resolve(this.#view);
+  async readOrdersView(): Promise<StoredOrdersView | undefined> {
+    await this.#trip(1);
+    return this.#view;
   }
 
   consume(pair: string, step: () => Promise<unknown>, options: ConsumeOptions): PairConsumer {
     return this.#wakes.consume(pair, step, options);
   }
 
-  pause(pair: string): Promise<void> {
+  async pause(pair: string): Promise<void> {
+    await this.#trip(1);
     this.#wakes.pause(pair);
-    return Promise.resolve();
   }
 
-  resume(pair: string): Promise<void> {
+  async resume(pair: string): Promise<void> {
+    await this.#trip(1);
     this.#wakes.resume(pair);
-    return Promise.resolve();
   }
 
   close(): Promise<void> {

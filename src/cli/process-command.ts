@@ -1,4 +1,3 @@
-import { PulledPairs } from '../bus/index.js';
 import { errorMessage, InvalidInputError, systemClock, within } from '../core/index.js';
 import { createMetricsRegistry, type Logger, type RunningHttpServer } from '../obs/index.js';
 import { registerBaseMetrics } from '../daemon/base-metrics.js';
@@ -112,7 +111,7 @@ export async function runRoles(
       supervisor: supervisor?.supervisor,
       local,
       events,
-      pulled: new PulledPairs(base.redis, settings.redis.prefix),
+      pulled: base.pulled,
     });
     log.info(
       {

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { PulledPairs } from '../bus/index.js';
+import type { PullList } from '../bus/index.js';
 import type { Supervisor } from '../safety/index.js';
 import { startHttpServer, type Logger, type Routes, type RunningHttpServer } from '../obs/index.js';
 import type { BotSettings } from '../daemon/bot-config.js';
@@ -22,7 +22,7 @@ export interface ProcessHttpParts {
   readonly local: () => object;
   /** The deployment's recent events and pulled pairs, for the console. */
   readonly events: ConsoleEvents;
-  readonly pulled: PulledPairs;
+  readonly pulled: PullList;
 }
 
 /**

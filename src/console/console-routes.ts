@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PulledPairs } from '../bus/index.js';
+import type { PullList } from '../bus/index.js';
 import type { Logger, RouteAnswer, RouteRequest, Routes } from '../obs/index.js';
 import { packageFile } from '../daemon/package-file.js';
 import { ConsoleHub } from './console-hub.js';
@@ -10,7 +10,7 @@ import type { ConsoleSession } from './state.js';
 
 export interface ConsoleParts extends ConsoleSources {
   /** Where pull and restore write (the runner reads it each second). */
-  readonly pulled: PulledPairs;
+  readonly pulled: PullList;
   readonly log: Logger;
   /** Whether the endpoint asks for the bearer token (it is not loopback). */
   readonly tokenRequired: boolean;

@@ -7,6 +7,7 @@ export {
 } from './errors.js';
 export { type Clock, systemClock, ManualClock, every, within } from './clock.js';
 export { TimerQueue } from './timer-queue.js';
+export { NO_ROUND_TRIP, type RoundTrip } from './round-trip.js';
 export { parseWithSchema } from './validate.js';
 export {
   Decimal,

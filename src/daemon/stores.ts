@@ -10,7 +10,7 @@ import {
   type IntentBus,
   type PullList,
 } from '../bus/index.js';
-import type { Clock, Log } from '../core/index.js';
+import { NO_ROUND_TRIP, type Clock, type Log, type RoundTrip } from '../core/index.js';
 import { MATCHING_ENGINE, type Tier } from '../exchange/index.js';
 import {
   MemoryLeases,
@@ -97,13 +97,21 @@ export function sharedStores(stores: Stores): Omit<Stores, 'close'> {
   return { tracker, ratecount, bus, flags, leases, pulled };
 }
 
-/** The stores of one process, in memory (the replay). */
-export function memoryStores(prefix: string, tier: Tier, clock: Clock): Stores {
+/**
+ * The stores of one process, in memory (the replay). `roundTrip` paces the tracker, ratecount
+ * model and bus as Redis replies would be (see src/lab/replay/store-trips.ts).
+ */
+export function memoryStores(
+  prefix: string,
+  tier: Tier,
+  clock: Clock,
+  roundTrip: RoundTrip = NO_ROUND_TRIP,
+): Stores {
   const leases = new MemoryLeases(prefix, clock);
   return {
-    tracker: new MemoryOrderTracker({ fenceHolder: (key) => leases.holder(key) }),
-    ratecount: new MemoryRatecountStore(MATCHING_ENGINE[tier]),
-    bus: new MemoryIntentBus(prefix),
+    tracker: new MemoryOrderTracker({ fenceHolder: (key) => leases.holder(key), roundTrip }),
+    ratecount: new MemoryRatecountStore(MATCHING_ENGINE[tier], roundTrip),
+    bus: new MemoryIntentBus(prefix, roundTrip),
     flags: new MemoryControlFlags(clock),
     leases,
     pulled: new MemoryPullList(),

@@ -1,3 +1,4 @@
+import { NO_ROUND_TRIP, type RoundTrip } from '../core/index.js';
 import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import { FIT_EPSILON, msUntilFits } from '../exchange/limits/index.js';
 import type { RatecountReading, RatecountStore } from './ratecount-store.js';
@@ -13,9 +14,12 @@ const six = (v: number): number => Number(v.toFixed(6));
 export class MemoryRatecountStore implements RatecountStore {
   readonly limits: MatchingEngineLimits;
   readonly #state = new Map<string, { count: number; at: number }>();
+  readonly #trip: RoundTrip;
 
-  constructor(limits: MatchingEngineLimits) {
+  /** Each call answers after one round trip (`roundTrip`), as the Redis script's. */
+  constructor(limits: MatchingEngineLimits, roundTrip: RoundTrip = NO_ROUND_TRIP) {
     this.limits = limits;
+    this.#trip = roundTrip;
   }
 
   level(pair: string, nowMs: number): Promise<RatecountReading> {
@@ -38,13 +42,14 @@ export class MemoryRatecountStore implements RatecountStore {
     return this.#run(pair, nowMs, -points, this.limits.max, 'add');
   }
 
-  #run(
+  async #run(
     pair: string,
     nowMs: number,
     points: number,
     limit: number,
     op: 'read' | 'reserve' | 'add' | 'fill',
   ): Promise<RatecountReading> {
+    await this.#trip(1);
     const now = Math.floor(nowMs);
     const decay = this.limits.decayPerSec;
     const stored = this.#state.get(pair);
@@ -67,10 +72,6 @@ export class MemoryRatecountStore implements RatecountStore {
       after = store(Math.max(level, limit));
     }
     const answered = six(after);
-    return Promise.resolve({
-      ok,
-      level: answered,
-      waitMs: ok ? 0 : msUntilFits(answered, decay, points, limit),
-    });
+    return { ok, level: answered, waitMs: ok ? 0 : msUntilFits(answered, decay, points, limit) };
   }
 }

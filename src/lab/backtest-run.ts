@@ -20,6 +20,7 @@ import {
   ReplayClock,
   ReplayDriver,
   QueueCheck,
+  storeTrips,
   type InFlight,
   RecordedEvents,
   createReplayVenue,
@@ -189,6 +190,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const settings: BotSettings = { ...o.settings, redis: { ...o.settings.redis, prefix } };
   const storeKind = o.stores ?? 'memory';
   const redis = storeKind === 'redis' ? await connectRedis(settings.redis.url) : undefined;
+  // The work the driver waits for before time moves: Redis commands, or the memory stores' calls.
   const inFlight: InFlight = redis?.inFlight ?? { count: 0, sent: 0 };
   const client = new SpotClient({
     baseUrl: 'http://backtest.invalid',
@@ -202,7 +204,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   });
   const stores: Stores =
     redis === undefined
-      ? memoryStores(prefix, settings.exchange.tier, clock)
+      ? memoryStores(prefix, settings.exchange.tier, clock, storeTrips(inFlight))
       : redisStores({
           redis,
           prefix,
@@ -407,7 +409,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     calls: Object.fromEntries(venue.transport.calls),
     stepErrors: executor?.executor.stepErrors ?? 0,
     stores: storeKind,
-    redisCommands: inFlight.sent,
+    redisCommands: redis === undefined ? 0 : inFlight.sent,
     watched,
   };
 }

@@ -1,4 +1,4 @@
-import { InvalidInputError, dec } from '../core/index.js';
+import { InvalidInputError, NO_ROUND_TRIP, dec, type RoundTrip } from '../core/index.js';
 import { checkOrder, checkPair, encodeOrder } from './codec.js';
 import { TrackerError } from './errors.js';
 import type { Fence, OrderTracker } from './order-tracker.js';
@@ -28,6 +28,8 @@ import {
 export interface MemoryOrderTrackerOptions {
   /** Who holds a fence key now (the in-process leases): writes need the fence's token there. */
   readonly fenceHolder: (key: string) => string | undefined;
+  /** Each read answers after one round trip, each write after two (its read and its write). */
+  readonly roundTrip?: RoundTrip;
   readonly historyLimit?: number;
   readonly fillsLimit?: number;
 }
@@ -55,24 +57,28 @@ export class MemoryOrderTracker implements OrderTracker {
   readonly #fenceHolder: (key: string) => string | undefined;
   readonly #historyLimit: number;
   readonly #fillsLimit: number;
+  readonly #trip: RoundTrip;
 
   constructor(options: MemoryOrderTrackerOptions) {
     this.#fenceHolder = options.fenceHolder;
+    this.#trip = options.roundTrip ?? NO_ROUND_TRIP;
     this.#historyLimit = checkLimit(options.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit');
     this.#fillsLimit = checkLimit(options.fillsLimit, DEFAULT_FILLS_LIMIT, 'fillsLimit');
   }
 
-  live(pair: string): Promise<TrackedOrder[]> {
+  async live(pair: string): Promise<TrackedOrder[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
-    return Promise.resolve([...(this.#books.get(pair)?.live.values() ?? [])].sort(compareOrders));
+    return [...(this.#books.get(pair)?.live.values() ?? [])].sort(compareOrders);
   }
 
-  get(pair: string, userref: number): Promise<TrackedOrder | undefined> {
+  async get(pair: string, userref: number): Promise<TrackedOrder | undefined> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     if (!Number.isSafeInteger(userref)) {
       throw new InvalidInputError('userref', `must be an integer, got ${userref}`);
     }
-    return Promise.resolve(this.#books.get(pair)?.live.get(userref));
+    return this.#books.get(pair)?.live.get(userref);
   }
 
   async byTxid(pair: string, txid: string): Promise<TrackedOrder | undefined> {
@@ -82,30 +88,34 @@ export class MemoryOrderTracker implements OrderTracker {
     return (await this.live(pair)).find((order) => order.txid === txid);
   }
 
-  position(pair: string): Promise<Position> {
+  async position(pair: string): Promise<Position> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
-    return Promise.resolve(this.#books.get(pair)?.position ?? emptyPosition(pair));
+    return this.#books.get(pair)?.position ?? emptyPosition(pair);
   }
 
-  fills(pair: string, limit?: number): Promise<Fill[]> {
+  async fills(pair: string, limit?: number): Promise<Fill[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     checkRangeLimit(limit);
-    return Promise.resolve(take(this.#books.get(pair)?.fills, limit));
+    return take(this.#books.get(pair)?.fills, limit);
   }
 
-  recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
+  async recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     const book = this.#books.get(pair);
-    return Promise.resolve({
+    return {
       total: book?.position?.fills ?? 0,
       fills: take(book?.fills, limit),
-    });
+    };
   }
 
-  history(pair: string, limit?: number): Promise<TrackedOrder[]> {
+  async history(pair: string, limit?: number): Promise<TrackedOrder[]> {
+    await this.#trip(1);
     checkPair(pair, 'pair');
     checkRangeLimit(limit);
-    return Promise.resolve(take(this.#books.get(pair)?.history, limit));
+    return take(this.#books.get(pair)?.history, limit);
   }
 
   async countsByState(pair: string): Promise<Record<OrderState, number>> {
@@ -117,22 +127,22 @@ export class MemoryOrderTracker implements OrderTracker {
     return counts;
   }
 
-  pairs(): Promise<string[]> {
-    return Promise.resolve(
-      [...this.#books]
-        .filter(([, b]) => b.live.size > 0 || b.position !== undefined)
-        .map(([pair]) => pair)
-        .sort(),
-    );
+  async pairs(): Promise<string[]> {
+    await this.#trip(1);
+    return [...this.#books]
+      .filter(([, b]) => b.live.size > 0 || b.position !== undefined)
+      .map(([pair]) => pair)
+      .sort();
   }
 
-  put(orders: TrackedOrder | readonly TrackedOrder[], fence?: Fence): Promise<void> {
+  async put(orders: TrackedOrder | readonly TrackedOrder[], fence?: Fence): Promise<void> {
+    await this.#trip(2);
     const list: readonly unknown[] = Array.isArray(orders) ? orders : [orders];
     const checked = list.map((order, i) =>
       checkOrder(order, Array.isArray(orders) ? `orders[${i}]` : 'order'),
     );
     checkFence(fence);
-    if (checked.length === 0) return Promise.resolve();
+    if (checked.length === 0) return;
     this.#checkFenced(fence, `writing orders of ${checked[0]?.pair ?? ''}`);
     for (const given of checked) {
       const book = this.#book(given.pair);
@@ -140,10 +150,11 @@ export class MemoryOrderTracker implements OrderTracker {
       if (isTerminal(record)) this.#retire(book, record);
       else book.live.set(record.userref, record);
     }
-    return Promise.resolve();
+    return;
   }
 
-  applyView(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
+  async applyView(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
+    await this.#trip(2);
     const given = checkOrder(view, 'view');
     checkAtMs(atMs);
     checkFence(fence);
@@ -153,34 +164,35 @@ export class MemoryOrderTracker implements OrderTracker {
     let record = given;
     let fill: Fill | undefined;
     if (stored === undefined) {
-      if (book.doneRefs.has(given.userref)) return Promise.resolve(undefined);
+      if (book.doneRefs.has(given.userref)) return undefined;
     } else {
       checkSameOrder(stored, given);
       if (given.txid === null) record = { ...given, txid: stored.txid };
       if (dec(record.volumeExecuted).lt(dec(stored.volumeExecuted))) {
-        return Promise.resolve(undefined);
+        return undefined;
       }
       fill = deriveFill(stored, record, atMs);
       if (fill === undefined && encodeOrder(record) === encodeOrder(stored)) {
-        return Promise.resolve(undefined);
+        return undefined;
       }
     }
     if (fill !== undefined) this.#addFill(book, fill);
     if (isTerminal(record)) this.#retire(book, record);
     else book.live.set(record.userref, record);
-    return Promise.resolve(fill);
+    return fill;
   }
 
-  settle(
+  async settle(
     views: readonly TrackedOrder[],
     atMs: number | ((view: TrackedOrder) => number),
     fence?: Fence,
   ): Promise<Fill[]> {
+    await this.#trip(2);
     const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
     const timeOf = typeof atMs === 'number' ? () => atMs : atMs;
     checkFence(fence);
     const pair = settledPair(given);
-    if (pair === undefined) return Promise.resolve([]);
+    if (pair === undefined) return [];
     this.#checkFenced(fence, `settling ${pair}`);
     const book = this.#book(pair);
     const fills: Fill[] = [];
@@ -196,7 +208,7 @@ export class MemoryOrderTracker implements OrderTracker {
       fills.push(fill);
       book.history[index] = settledEntry(stored, view, timeOf(view));
     }
-    return Promise.resolve(fills);
+    return fills;
   }
 
   close(): Promise<void> {

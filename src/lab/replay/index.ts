@@ -26,3 +26,4 @@ export { QueueCheck, type QueueErrorFigures } from './queue-check.js';
 export { OrderEntryCounts, type OrderEntryCount } from './order-entry-counts.js';
 export { ReplayHalts, type ReplayHalt, type ReplayHaltsOptions } from './replay-halts.js';
 export { StrategyTicks, type StrategyTickCount } from './strategy-ticks.js';
+export { storeTrips } from './store-trips.js';
