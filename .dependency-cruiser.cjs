@@ -14,6 +14,8 @@ const allowed = {
   safety: ['core', 'exchange', 'bus'],
   obs: ['core'],
   pnl: ['core'],
+  // What `makerd record` and a daemon's `record:` write, and what the lab reads back.
+  recording: ['core', 'exchange', 'market', 'orders'],
   lab: [
     'core',
     'exchange',
@@ -27,9 +29,10 @@ const allowed = {
     'obs',
     'safety',
     'daemon',
+    'recording',
   ],
-  // The assembled deployment: everything below cli, of the lab only the recorder (`record:`); the
-  // replay (src/lab) assembles the daemon, never the other way round.
+  // The assembled deployment: everything below cli; the replay (src/lab) assembles the daemon,
+  // never the other way round.
   daemon: [
     'core',
     'exchange',
@@ -42,7 +45,7 @@ const allowed = {
     'obs',
     'pnl',
     'sim',
-    'lab/recording',
+    'recording',
     // The page's data contract: types only, so the runner's report and the page agree.
     'console/state',
   ],

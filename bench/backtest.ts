@@ -22,7 +22,7 @@ import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runBacktest, type StoreKind } from '../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../src/cli/role-command.js';
-import { RecordingReader } from '../src/lab/recording/index.js';
+import { RecordingReader } from '../src/recording/index.js';
 import { silentLogger } from '../src/obs/index.js';
 import { synthesiseRecording, writeRecording } from '../test/lab/replay/synth-recording.js';
 import { BOTH_PAIRS_TRADING, paperConfigText } from '../test/support/paper-config.js';

@@ -3,7 +3,7 @@ import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
-import { RecordingReader } from '../lab/recording/index.js';
+import { RecordingReader } from '../recording/index.js';
 import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
 import {
   quoteTotals,

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import PinoPretty from 'pino-pretty';
 import { InvalidInputError, systemClock, type PairInfo } from '../core/index.js';
 import { PermissionDeniedError, SpotClient } from '../exchange/index.js';
-import { Recorder, type RecordingStats } from '../lab/recording/index.js';
+import { Recorder, type RecordingStats } from '../recording/index.js';
 import { loadPairs, MarketFeed, type MarketConfig } from '../market/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { resolveCredentials } from '../daemon/credentials.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
-import { DEFAULT_SIMULATED_SEED, writeSimulatedRecording } from '../lab/recording/index.js';
+import { DEFAULT_SIMULATED_SEED, writeSimulatedRecording } from '../lab/simulated-recording.js';
 import { altnameOf } from '../lab/sweep/index.js';
 import { loadSettings } from './role-command.js';
 
@@ -13,7 +13,7 @@ export interface RecordSimulatedOptions {
 
 /**
  * `makerd record --simulated`: the simulator's default flow, polled at the paper config's cadence,
- * as a recording of the config's pairs (src/lab/recording/simulated.ts). No exchange, no Redis.
+ * as a recording of the config's pairs (src/lab/simulated-recording.ts). No exchange, no Redis.
  */
 export async function recordSimulated(
   opts: RecordSimulatedOptions,

@@ -16,7 +16,7 @@ import {
   type Transport,
 } from '../exchange/index.js';
 import { ratecountKeyFor } from '../executor/index.js';
-import { Recorder } from '../lab/recording/index.js';
+import { Recorder } from '../recording/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';

@@ -1,6 +1,6 @@
 import { assetName, dec, toWire, type Decimal, type PairInfo } from '../core/index.js';
 import type { FillRecord, PnlSummary, SeriesPoint } from '../pnl/index.js';
-import type { RecordingProblem } from './recording/index.js';
+import type { RecordingProblem } from '../recording/index.js';
 import {
   inventoryStats,
   maxDrawdown,

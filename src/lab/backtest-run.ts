@@ -11,7 +11,7 @@ import {
 } from '../exchange/index.js';
 import { pairReport, ReportFills } from './backtest-report.js';
 import type { LedgerTrade } from './fidelity.js';
-import type { RecordedRow } from './recording/format.js';
+import type { RecordedRow } from '../recording/format.js';
 import type { DataProblem, PairReport } from './report/index.js';
 import {
   CountingRedis,

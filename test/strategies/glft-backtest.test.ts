@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runBacktest } from '../../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../src/cli/role-command.js';
-import type { RecordedRow } from '../../src/lab/recording/format.js';
+import type { RecordedRow } from '../../src/recording/format.js';
 import { silentLogger } from '../../src/obs/index.js';
 import { fromArray, synthesiseRecording } from '../lab/replay/synth-recording.js';
 

@@ -26,7 +26,7 @@ export interface FitCounts {
 /** One level as a BookUpdate row lists it: price, and the level's new total ("0": gone). */
 export type LevelText = readonly [string, string];
 
-/** One BookUpdate row's content (src/lab/recording/format.ts). */
+/** One BookUpdate row's content (src/recording/format.ts). */
 export interface BookChange {
   readonly snapshot: boolean;
   readonly bids: readonly LevelText[];

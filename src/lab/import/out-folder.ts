@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage, InvalidInputError } from '../../core/index.js';
-import { IMPORT_SUMMARY_FILE } from '../recording/import-summary.js';
+import { IMPORT_SUMMARY_FILE } from '../../recording/import-summary.js';
 
 const RECORDING_FILE = /\.jsonl\.gz$/;
 

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Decimal, InvalidInputError } from '../../core/index.js';
-import { IMPORT_SUMMARY_FILE, type ImportSummary } from '../recording/import-summary.js';
-import type { RecordedRow } from '../recording/format.js';
-import { RecordingWriter, type RecordingStats } from '../recording/recording-writer.js';
+import { IMPORT_SUMMARY_FILE, type ImportSummary } from '../../recording/import-summary.js';
+import type { RecordedRow } from '../../recording/format.js';
+import { RecordingWriter, type RecordingStats } from '../../recording/recording-writer.js';
 import { ReplayClock } from '../replay/replay-clock.js';
 import { openCsv, type CsvFile, type CsvRow } from './csv-file.js';
 import { ImportBook, type BookChange } from './import-book.js';

@@ -2,7 +2,7 @@ import { Decimal, TimerQueue } from '../../core/index.js';
 import type { Side } from '../../sim/engine/types.js';
 import type { Markets, SimPair } from '../../sim/markets.js';
 import { SYSTEM_MODES, type SystemMode } from '../../sim/state/status.js';
-import type { RecordedRow } from '../recording/format.js';
+import type { RecordedRow } from '../../recording/format.js';
 import type {
   RecordedLevel,
   RecordedMarket,

@@ -1,6 +1,6 @@
 import { Decimal } from '../../core/index.js';
 import { InvalidInputError } from '../../core/index.js';
-import type { RecordedRow } from '../recording/format.js';
+import type { RecordedRow } from '../../recording/format.js';
 
 /** What a first pass over a recording learns: the pairs, the span, the pair rules. */
 export interface RecordingScan {

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runBacktestCommand } from '../../../src/cli/backtest-command.js';
-import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import type { RecordedRow } from '../../../src/recording/format.js';
 import type { BacktestReport } from '../../../src/lab/report/index.js';
 import { BOTH_PAIRS_TRADING, paperConfigText } from '../../support/paper-config.js';
 import { synthesiseRecording, writeRecording } from '../replay/synth-recording.js';

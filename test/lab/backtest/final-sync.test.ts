@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runBacktest } from '../../../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../../src/cli/role-command.js';
 import { dec } from '../../../src/core/index.js';
-import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import type { RecordedRow } from '../../../src/recording/format.js';
 import { silentLogger } from '../../../src/obs/index.js';
 import { BOTH_PAIRS_TRADING, paperConfigText } from '../../support/paper-config.js';
 import { fromArray, synthesiseRecording } from '../replay/synth-recording.js';

@@ -7,7 +7,7 @@ import { runBacktestCommand } from '../../../src/cli/backtest-command.js';
 import { runImportTardis } from '../../../src/cli/import-command.js';
 import { importTardis, type ImportProgress } from '../../../src/lab/import/index.js';
 import { paperConfigText } from '../../support/paper-config.js';
-import { tempDir } from '../recording/helpers.js';
+import { tempDir } from '../../recording/helpers.js';
 import {
   INCREMENTAL_HEADER,
   T0_US,

@@ -7,8 +7,8 @@ import {
   RecordingReader,
   readImportSummary,
   type RecordedRow,
-} from '../../../src/lab/recording/index.js';
-import { collect, tempDir } from '../recording/helpers.js';
+} from '../../../src/recording/index.js';
+import { collect, tempDir } from '../../recording/helpers.js';
 import {
   INCREMENTAL_HEADER,
   T0_US,

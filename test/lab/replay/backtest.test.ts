@@ -8,7 +8,7 @@ import { runBacktestCommand } from '../../../src/cli/backtest-command.js';
 import { runBacktest } from '../../../src/lab/backtest-run.js';
 import { builtInStrategies, loadSettings } from '../../../src/cli/role-command.js';
 import { dec } from '../../../src/core/index.js';
-import type { RecordedRow } from '../../../src/lab/recording/format.js';
+import type { RecordedRow } from '../../../src/recording/format.js';
 import type { BacktestReport } from '../../../src/lab/report/index.js';
 import { silentLogger } from '../../../src/obs/index.js';
 import { paperConfigText } from '../../support/paper-config.js';

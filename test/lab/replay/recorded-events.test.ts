@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RecordedRow } from '../../../src/lab/recording/format.js';
-import { tradesGapRow } from '../../../src/lab/recording/index.js';
+import type { RecordedRow } from '../../../src/recording/format.js';
+import { tradesGapRow } from '../../../src/recording/index.js';
 import { RecordedEvents, type RecordedMarket } from '../../../src/lab/replay/index.js';
 import { DEFAULT_ASSETS, DEFAULT_PAIRS } from '../../../src/sim/defaults.js';
 import { Markets } from '../../../src/sim/markets.js';

@@ -3,19 +3,21 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import {
   KEY_FOLDER,
-  PAPER_INTERVALS_MS,
   RECORDING_VERSION,
   encodeRow,
   segmentPath,
-  simulateMarket,
   type RecordedRow,
   type RecordingHeader,
+} from '../../../src/recording/index.js';
+import {
+  PAPER_INTERVALS_MS,
+  simulateMarket,
   type SimulatedMarketOptions,
-} from '../../../src/lab/recording/index.js';
+} from '../../../src/lab/simulated-recording.js';
 
 export type SynthOptions = SimulatedMarketOptions & { readonly startMs: number };
 
-/** The simulator's default flow as a recording would hold it (src/lab/recording/simulated.ts). */
+/** The simulator's default flow as a recording would hold it (src/lab/simulated-recording.ts). */
 export async function synthesiseRecording(options: SynthOptions): Promise<RecordedRow[]> {
   const rows: RecordedRow[] = [];
   await simulateMarket(options, (row) => rows.push(row));

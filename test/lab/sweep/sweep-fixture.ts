@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { writeSimulatedRecording } from '../../../src/lab/recording/index.js';
+import { writeSimulatedRecording } from '../../../src/lab/simulated-recording.js';
 import { paperConfigText } from '../../support/paper-config.js';
 
 export const START_MS = Date.UTC(2026, 10, 1);

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { parseWithSchema } from '../../../src/core/index.js';
-import { Recorder, RecordingReader, type RecordedRow } from '../../../src/lab/recording/index.js';
-import { MarketConfig, MarketMetrics, type TradeRow } from '../../../src/market/index.js';
-import { startHarness, type Harness } from '../../market/sim-harness.js';
-import { burst } from '../../market/trade-burst.js';
+import { parseWithSchema } from '../../src/core/index.js';
+import { Recorder, RecordingReader, type RecordedRow } from '../../src/recording/index.js';
+import { MarketConfig, MarketMetrics, type TradeRow } from '../../src/market/index.js';
+import { startHarness, type Harness } from '../market/sim-harness.js';
+import { burst } from '../market/trade-burst.js';
 import { collect, freeMb, tempDir } from './helpers.js';
 
 describe('recording a Trades poll that follows the cursor', () => {

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { RecordingReader, type RecordedRow } from '../../../src/lab/recording/index.js';
-import { makerd, stop } from '../../support/spawn.js';
-import { until } from '../../support/until.js';
+import { RecordingReader, type RecordedRow } from '../../src/recording/index.js';
+import { makerd, stop } from '../support/spawn.js';
+import { until } from '../support/until.js';
 import { collect, tempDir } from './helpers.js';
 
-const SIM_YAML = fileURLToPath(new URL('../../../config/sim.yaml', import.meta.url));
+const SIM_YAML = fileURLToPath(new URL('../../config/sim.yaml', import.meta.url));
 
 void describe('makerd record against makerd sim', () => {
   let sim: ReturnType<typeof makerd>;

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { RecordingReader } from '../../../src/lab/recording/index.js';
-import { stop } from '../../support/spawn.js';
-import { startPaperRun, type PaperRun } from '../../support/paper-run.js';
-import { until } from '../../support/until.js';
+import { RecordingReader } from '../../src/recording/index.js';
+import { stop } from '../support/spawn.js';
+import { startPaperRun, type PaperRun } from '../support/paper-run.js';
+import { until } from '../support/until.js';
 import { collect, tempDir } from './helpers.js';
 
 void describe('makerd run with record: { dir }', () => {

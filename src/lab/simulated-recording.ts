@@ -1,11 +1,11 @@
-import { routesFor } from '../../sim/endpoints/index.js';
-import { toJson } from '../../sim/http/json.js';
-import { Router } from '../../sim/http/router.js';
-import { SimServer } from '../../sim/http/server.js';
-import { createSimContext } from '../../sim/simulator.js';
-import { ReplayClock } from '../replay/replay-clock.js';
-import type { RecordedEndpoint, RecordedRow } from './format.js';
-import { RecordingWriter, type RecordingStats } from './recording-writer.js';
+import { routesFor } from '../sim/endpoints/index.js';
+import { toJson } from '../sim/http/json.js';
+import { Router } from '../sim/http/router.js';
+import { SimServer } from '../sim/http/server.js';
+import { createSimContext } from '../sim/simulator.js';
+import { ReplayClock } from './replay/replay-clock.js';
+import type { RecordedEndpoint, RecordedRow } from '../recording/format.js';
+import { RecordingWriter, type RecordingStats } from '../recording/recording-writer.js';
 
 /** The paper config's cadence (config/paper.yaml), as a recorder beside it would poll. */
 export const PAPER_INTERVALS_MS: Readonly<Partial<Record<RecordedEndpoint, number>>> = {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { ManualClock, parseWithSchema } from '../../../src/core/index.js';
+import { ManualClock, parseWithSchema } from '../../src/core/index.js';
 import {
   SpotClient,
   type HttpRequest,
   type HttpResponse,
   type Transport,
-} from '../../../src/exchange/index.js';
-import { Recorder, RecordingReader } from '../../../src/lab/recording/index.js';
-import { MarketConfig, planFromConfig, resolvePairs } from '../../../src/market/index.js';
+} from '../../src/exchange/index.js';
+import { Recorder, RecordingReader } from '../../src/recording/index.js';
+import { MarketConfig, planFromConfig, resolvePairs } from '../../src/market/index.js';
 import { collect, freeMb, tempDir } from './helpers.js';
 
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
-import { errorMessage, silentLog, type Clock, type Log, type PairInfo } from '../../core/index.js';
-import { HttpTransport, type SpotClient, type Transport } from '../../exchange/index.js';
-import { RESTING_STATES, type TrackedOrder } from '../../orders/index.js';
-import type { BudgetPlan, TradesGap } from '../../market/index.js';
+import { errorMessage, silentLog, type Clock, type Log, type PairInfo } from '../core/index.js';
+import { HttpTransport, type SpotClient, type Transport } from '../exchange/index.js';
+import { RESTING_STATES, type TrackedOrder } from '../orders/index.js';
+import type { BudgetPlan, TradesGap } from '../market/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
   prepareDir,

@@ -1,4 +1,4 @@
-import type { BudgetPlan, PollSource } from '../../market/index.js';
+import type { BudgetPlan, PollSource } from '../market/index.js';
 import type { RecordedEndpoint } from './format.js';
 
 const RECORDED_SOURCE: Partial<Record<PollSource, RecordedEndpoint>> = {

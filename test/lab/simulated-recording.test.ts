@@ -4,13 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { recordSimulated } from '../../../src/cli/record-simulated.js';
-import {
-  PAPER_INTERVALS_MS,
-  RecordingReader,
-  simulateMarket,
-  type RecordedRow,
-} from '../../../src/lab/recording/index.js';
+import { recordSimulated } from '../../src/cli/record-simulated.js';
+import { RecordingReader, type RecordedRow } from '../../src/recording/index.js';
+import { PAPER_INTERVALS_MS, simulateMarket } from '../../src/lab/simulated-recording.js';
 
 const START_MS = Date.UTC(2026, 10, 1, 0, 58);
 

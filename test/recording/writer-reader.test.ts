@@ -3,13 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { ManualClock } from '../../../src/core/index.js';
-import { parseJsonBigInts } from '../../../src/exchange/parse/json.js';
-import {
-  RecordingReader,
-  RecordingWriter,
-  type RecordedRow,
-} from '../../../src/lab/recording/index.js';
+import { ManualClock } from '../../src/core/index.js';
+import { parseJsonBigInts } from '../../src/exchange/parse/json.js';
+import { RecordingReader, RecordingWriter, type RecordedRow } from '../../src/recording/index.js';
 import { collect, depthRow, filesIn, freeMb, tempDir } from './helpers.js';
 
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, createGzip, type Gzip } from 'node:zlib';
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../core/index.js';
 import {
   DEFAULT_MIN_FREE_BYTES,
   prepareDir,

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Clock } from '../../../src/core/index.js';
+import type { Clock } from '../../src/core/index.js';
 import {
   ConnectionLostError,
   SpotClient,
   type HttpRequest,
   type HttpResponse,
   type Transport,
-} from '../../../src/exchange/index.js';
-import { RecordingTransport, type RecordedRow } from '../../../src/lab/recording/index.js';
+} from '../../src/exchange/index.js';
+import { RecordingTransport, type RecordedRow } from '../../src/recording/index.js';
 
 const PAIRS =
   '{"error":[],"result":{"XXBTZUSD":{"altname":"XBTUSD","wsname":"XBT/USD","aclass_base":"currency","base":"XXBT","aclass_quote":"currency","quote":"ZUSD","lot":"unit","cost_decimals":5,"pair_decimals":1,"lot_decimals":8,"lot_multiplier":1,"leverage_buy":[],"leverage_sell":[],"fees":[],"fees_maker":[],"fee_volume_currency":"ZUSD","margin_call":80,"margin_stop":40,"ordermin":"0.0001","costmin":"0.5","tick_size":"0.1"}}}';

@@ -1,4 +1,4 @@
-import type { TradesGap } from '../../market/index.js';
+import type { TradesGap } from '../market/index.js';
 import type { RecordedRow } from './format.js';
 import type { RecordingProblem } from './problems.js';
 

@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { MakerdError } from '../../core/index.js';
+import { MakerdError } from '../core/index.js';
 import { fileRows } from './file-rows.js';
 import { KEY_FOLDER, type RecordedRow } from './format.js';
 import { GAP_INTERVALS } from './gap-watch.js';
@@ -30,7 +30,7 @@ interface SegmentFile {
 }
 
 /**
- * Streams a recording (src/lab/recording/format.ts) in receive-time order: per pair, or merged
+ * Streams a recording (src/recording/format.ts) in receive-time order: per pair, or merged
  * across pairs and the key-wide folder (a k-way merge over one open file per folder and session,
  * so memory stays flat however long the recording). What is wrong with it is reported in
  * `problems` and to `onProblem` listeners as it is met, never skipped silently.

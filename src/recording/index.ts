@@ -1,4 +1,4 @@
-/** src/lab/recording: what `makerd record` writes and `makerd backtest` reads (docs/backtest.md). */
+/** src/recording: what `makerd record` writes and `makerd backtest` reads (docs/backtest.md). */
 export * from './format.js';
 export { RecordingTransport, pairOf, type RowSink } from './recording-transport.js';
 export {
@@ -20,11 +20,3 @@ export { intervalsOf } from './intervals.js';
 export { Recorder, type RecorderOptions } from './recorder.js';
 export { tradesGapRow } from './trades-gap.js';
 export { IMPORT_SUMMARY_FILE, readImportSummary, type ImportSummary } from './import-summary.js';
-export {
-  DEFAULT_SIMULATED_SEED,
-  DEFAULT_SIMULATED_START_MS,
-  PAPER_INTERVALS_MS,
-  simulateMarket,
-  writeSimulatedRecording,
-  type SimulatedMarketOptions,
-} from './simulated.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordedRow } from '../../../src/lab/recording/index.js';
+import type { RecordedRow } from '../../src/recording/index.js';
 
 /** A fresh folder under the system's temp dir; removed by the returned function. */
 export function tempDir(): { dir: string; remove: () => void } {

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
-import { MakerdError } from '../../core/index.js';
+import { MakerdError } from '../core/index.js';
 
 /** What a free-space check needs of fs.statfs: blocks available to us and their size. */
 export type StatFs = (path: string) => Promise<{ readonly bavail: number; readonly bsize: number }>;

@@ -1,5 +1,5 @@
-import { errorMessage, type Clock } from '../../core/index.js';
-import type { HttpRequest, HttpResponse, Transport } from '../../exchange/index.js';
+import { errorMessage, type Clock } from '../core/index.js';
+import type { HttpRequest, HttpResponse, Transport } from '../exchange/index.js';
 import { RECORDED_ENDPOINTS, type RecordedEndpoint, type RecordedRow } from './format.js';
 
 /** Where recorded answers go (a RecordingWriter's `write`). */
