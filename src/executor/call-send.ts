@@ -1,10 +1,13 @@
 import type { OrderIntent } from '../core/index.js';
 import type { CallOptions } from '../exchange/index.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
 import type { WireTimes } from './wire-times.js';
 
+/** What sending an order-entry call uses of its pair. */
+export type SendScope = PairScope<'now', 'clock' | 'config'>;
+
 /** When a call is sent and its `deadline`: an unanswered call cannot execute after it. */
-export function callTimes(ctx: PairContext): {
+export function callTimes(ctx: SendScope): {
   sentAtMs: number;
   deadlineMs: number;
   deadline: string;
@@ -19,7 +22,7 @@ export function callTimes(ctx: PairContext): {
  * the injected clock), observing tick-to-wire for its intents.
  */
 export async function sendCall<T>(
-  ctx: PairContext,
+  ctx: SendScope,
   wire: WireTimes,
   action: string,
   items: readonly { readonly intent: OrderIntent }[],

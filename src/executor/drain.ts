@@ -1,6 +1,6 @@
 import type { OrderIntent } from '../core/index.js';
 import type { OrderCalls } from './order-calls.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
 import { planCalls, type AddItem, type Plan, type PlannedCall } from './plan/index.js';
 import { vanishedOrders } from './vanished.js';
 import { keyOf, type WireTimes } from './wire-times.js';
@@ -26,12 +26,27 @@ const NOTHING: DrainResult = { sent: 0, deferred: 0, dropped: 0, retryAtMs: unde
  * and record every answer. What waits for budget stays in the register; the drain says when it
  * fits.
  */
+/** What a drain uses of its pair: the register, the ratecount model, the records and gauges. */
+export type DrainScope = PairScope<
+  | 'id'
+  | 'label'
+  | 'mode'
+  | 'now'
+  | 'openCount'
+  | 'orders'
+  | 'persist'
+  | 'publishOrderGauges'
+  | 'refund'
+  | 'slotOrder',
+  'bus' | 'config' | 'limits' | 'metrics' | 'ratecount' | 'log'
+>;
+
 export class Drain {
-  readonly #ctx: PairContext;
+  readonly #ctx: DrainScope;
   readonly #calls: OrderCalls;
   readonly #wire: WireTimes;
 
-  constructor(ctx: PairContext, calls: OrderCalls, wire: WireTimes) {
+  constructor(ctx: DrainScope, calls: OrderCalls, wire: WireTimes) {
     this.#ctx = ctx;
     this.#calls = calls;
     this.#wire = wire;

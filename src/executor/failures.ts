@@ -1,6 +1,6 @@
 import { errorLabel } from './metrics.js';
 import type { Failure } from './outcome.js';
-import { MODE_HOLD_MS, type PairContext } from './pair-context.js';
+import { MODE_HOLD_MS, type PairContext, type PairScope } from './pair-context.js';
 import type { TrackedOrder } from '../orders/types.js';
 
 /**
@@ -10,8 +10,12 @@ import type { TrackedOrder } from '../orders/types.js';
  * while, a full ratecount, or a pause. `also` are records the call settled otherwise (an edit's
  * original), written in the same write.
  */
+/** What recording a failed call uses of its pair: its records, its learned mode and pause. */
+export type FailureScope = Pick<PairContext, 'learnedMode' | 'modeUntilMs' | 'pausedUntilMs'> &
+  PairScope<'id' | 'label' | 'now' | 'persist', 'metrics' | 'log' | 'ratecount'>;
+
 export async function recordFailure(
-  ctx: PairContext,
+  ctx: FailureScope,
   records: readonly TrackedOrder[],
   action: string,
   failure: Failure,

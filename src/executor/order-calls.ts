@@ -8,7 +8,9 @@ import {
   editOrderRequest,
 } from './order-requests.js';
 import { classifyFailure, pointsBack, type Failure } from './outcome.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
+import type { SendScope } from './call-send.js';
+import type { FailureScope } from './failures.js';
 import type { AddItem, CancelItem, EditItem, PlannedCall } from './plan/index.js';
 import { openedRecord, pendingRecord, retiredAsGone } from './records.js';
 import type { TrackedOrder } from '../orders/types.js';
@@ -36,11 +38,19 @@ const DONE: CallOutcome = { refund: 0, cancelled: [] };
  * or a `pendingCall` the next owner resolves by query), and every call carries a `deadline` so an
  * unanswered one is known dead soon after.
  */
+/** What the order calls use of their pair: the client, the records, the bus to restore. */
+export type CallsScope = SendScope &
+  FailureScope &
+  PairScope<
+    'id' | 'label' | 'now' | 'persist',
+    'client' | 'instance' | 'config' | 'metrics' | 'bus'
+  >;
+
 export class OrderCalls {
-  readonly #ctx: PairContext;
+  readonly #ctx: CallsScope;
   readonly #wire: WireTimes;
 
-  constructor(ctx: PairContext, wire: WireTimes) {
+  constructor(ctx: CallsScope, wire: WireTimes) {
     this.#ctx = ctx;
     this.#wire = wire;
   }

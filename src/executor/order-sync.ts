@@ -2,7 +2,8 @@ import { decodeUserref } from '../core/index.js';
 import type { Order } from '../exchange/endpoints/account.js';
 import { cancelBatchPenalty } from '../exchange/limits/index.js';
 import { executedAtMs, isPairOrder, viewOf } from './exchange-orders.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
+import type { FailureScope } from './failures.js';
 import type { TrackedOrder } from '../orders/types.js';
 
 /** Closed orders are searched from this long before the oldest record in question was sent. */
@@ -24,11 +25,28 @@ export interface SyncResult {
  * foreign ones, and chases records that vanished from OpenOrders through ClosedOrders and
  * QueryOrders.
  */
+/** What the syncs use of their pair: the exchange reads and the tracker, besides the records. */
+export type SyncScope = FailureScope &
+  PairScope<
+    'apply' | 'byTxid' | 'foreignOpen' | 'id' | 'label' | 'noteFill' | 'now' | 'orders' | 'persist',
+    | 'client'
+    | 'config'
+    | 'instance'
+    | 'lease'
+    | 'limits'
+    | 'log'
+    | 'metrics'
+    | 'pair'
+    | 'ratecount'
+    | 'reads'
+    | 'tracker'
+  >;
+
 export class OrderSync {
-  readonly #ctx: PairContext;
+  readonly #ctx: SyncScope;
   #settledUntilMs: number | undefined;
 
-  constructor(ctx: PairContext) {
+  constructor(ctx: SyncScope) {
     this.#ctx = ctx;
   }
 

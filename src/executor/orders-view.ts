@@ -1,7 +1,7 @@
 import { dec } from '../core/index.js';
 import { endpoints, UnknownOrderError } from '../exchange/index.js';
 import { executedAtMs, viewOf } from './exchange-orders.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
 import { retiredAsGone } from './records.js';
 import type { TrackedOrder } from '../orders/types.js';
 
@@ -13,11 +13,17 @@ import type { TrackedOrder } from '../orders/types.js';
  * Orders that opened too close to the view's call are left for the next view (it may predate
  * them); orders with a call in flight or in doubt are the unknown-outcome resolution's.
  */
+/** What following the runner's orders view uses of its pair. */
+export type ViewScope = PairScope<
+  'apply' | 'id' | 'now' | 'orders' | 'persist',
+  'bus' | 'config' | 'log' | 'reads'
+>;
+
 export class OrdersViewFollower {
-  readonly #ctx: PairContext;
+  readonly #ctx: ViewScope;
   #appliedAtMs = 0;
 
-  constructor(ctx: PairContext) {
+  constructor(ctx: ViewScope) {
     this.#ctx = ctx;
   }
 

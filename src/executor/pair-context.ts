@@ -32,6 +32,16 @@ export interface PairDeps {
   readonly onWire?: ((sample: WireSample) => void) | undefined;
 }
 
+/**
+ * The part of a pair's context one component works with: the members and the deps it names. Each
+ * part of the executor declares its own (drain, order calls, syncs, failures...), so what it may
+ * touch is in its signature; PairExecutor, which composes them, holds the whole PairContext.
+ */
+export type PairScope<C extends keyof PairContext, D extends keyof PairDeps = never> = Pick<
+  PairContext,
+  C
+> & { readonly deps: Pick<PairDeps, D> };
+
 /** How long a mode learned from a refusal holds before order entry tries again. */
 export const MODE_HOLD_MS = 5_000;
 

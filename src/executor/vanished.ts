@@ -1,5 +1,5 @@
 import { missingFromDepth, type OrderIntent } from '../core/index.js';
-import type { PairContext } from './pair-context.js';
+import type { PairScope } from './pair-context.js';
 import { retiredAsGone } from './records.js';
 import type { TrackedOrder } from '../orders/types.js';
 
@@ -12,7 +12,7 @@ import type { TrackedOrder } from '../orders/types.js';
  * (ClosedOrders). Only orders we placed: their open time is our own clock's.
  */
 export function vanishedOrders(
-  ctx: PairContext,
+  ctx: PairScope<'slotOrder', 'config' | 'log'>,
   intents: readonly OrderIntent[],
   nowMs: number,
 ): TrackedOrder[] {
