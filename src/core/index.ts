@@ -7,6 +7,7 @@ export {
 } from './errors.js';
 export { type Clock, systemClock, ManualClock, every, within } from './clock.js';
 export { TimerQueue } from './timer-queue.js';
+export { promised } from './promised.js';
 export { parseWithSchema } from './validate.js';
 export {
   Decimal,

@@ -1,4 +1,4 @@
-import { InvalidInputError, dec } from '../core/index.js';
+import { InvalidInputError, dec, promised } from '../core/index.js';
 import { checkOrder, checkPair, encodeOrder } from './codec.js';
 import { TrackerError } from './errors.js';
 import type { Fence, OrderTracker } from './order-tracker.js';
@@ -63,58 +63,69 @@ export class MemoryOrderTracker implements OrderTracker {
   }
 
   live(pair: string): Promise<TrackedOrder[]> {
-    checkPair(pair, 'pair');
-    return Promise.resolve([...(this.#books.get(pair)?.live.values() ?? [])].sort(compareOrders));
+    return promised(() => this.#live(pair));
   }
 
   get(pair: string, userref: number): Promise<TrackedOrder | undefined> {
-    checkPair(pair, 'pair');
-    if (!Number.isSafeInteger(userref)) {
-      throw new InvalidInputError('userref', `must be an integer, got ${userref}`);
-    }
-    return Promise.resolve(this.#books.get(pair)?.live.get(userref));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      if (!Number.isSafeInteger(userref)) {
+        throw new InvalidInputError('userref', `must be an integer, got ${userref}`);
+      }
+      return this.#books.get(pair)?.live.get(userref);
+    });
   }
 
-  async byTxid(pair: string, txid: string): Promise<TrackedOrder | undefined> {
-    if (typeof txid !== 'string' || txid.length === 0) {
-      throw new InvalidInputError('txid', 'must be a non-empty string');
-    }
-    return (await this.live(pair)).find((order) => order.txid === txid);
+  byTxid(pair: string, txid: string): Promise<TrackedOrder | undefined> {
+    return promised(() => {
+      if (typeof txid !== 'string' || txid.length === 0) {
+        throw new InvalidInputError('txid', 'must be a non-empty string');
+      }
+      return this.#live(pair).find((order) => order.txid === txid);
+    });
   }
 
   position(pair: string): Promise<Position> {
-    checkPair(pair, 'pair');
-    return Promise.resolve(this.#books.get(pair)?.position ?? emptyPosition(pair));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      return this.#books.get(pair)?.position ?? emptyPosition(pair);
+    });
   }
 
   fills(pair: string, limit?: number): Promise<Fill[]> {
-    checkPair(pair, 'pair');
-    checkRangeLimit(limit);
-    return Promise.resolve(take(this.#books.get(pair)?.fills, limit));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      checkRangeLimit(limit);
+      return take(this.#books.get(pair)?.fills, limit);
+    });
   }
 
   recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
-    checkPair(pair, 'pair');
-    const book = this.#books.get(pair);
-    return Promise.resolve({
-      total: book?.position?.fills ?? 0,
-      fills: take(book?.fills, limit),
+    return promised(() => {
+      checkPair(pair, 'pair');
+      checkRangeLimit(limit);
+      const book = this.#books.get(pair);
+      return { total: book?.position?.fills ?? 0, fills: take(book?.fills, limit) };
     });
   }
 
   history(pair: string, limit?: number): Promise<TrackedOrder[]> {
-    checkPair(pair, 'pair');
-    checkRangeLimit(limit);
-    return Promise.resolve(take(this.#books.get(pair)?.history, limit));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      checkRangeLimit(limit);
+      return take(this.#books.get(pair)?.history, limit);
+    });
   }
 
-  async countsByState(pair: string): Promise<Record<OrderState, number>> {
-    const counts = Object.fromEntries(ORDER_STATES.map((s) => [s, 0])) as Record<
-      OrderState,
-      number
-    >;
-    for (const order of await this.live(pair)) counts[order.state] += 1;
-    return counts;
+  countsByState(pair: string): Promise<Record<OrderState, number>> {
+    return promised(() => {
+      const counts = Object.fromEntries(ORDER_STATES.map((s) => [s, 0])) as Record<
+        OrderState,
+        number
+      >;
+      for (const order of this.#live(pair)) counts[order.state] += 1;
+      return counts;
+    });
   }
 
   pairs(): Promise<string[]> {
@@ -127,48 +138,47 @@ export class MemoryOrderTracker implements OrderTracker {
   }
 
   put(orders: TrackedOrder | readonly TrackedOrder[], fence?: Fence): Promise<void> {
-    const list: readonly unknown[] = Array.isArray(orders) ? orders : [orders];
-    const checked = list.map((order, i) =>
-      checkOrder(order, Array.isArray(orders) ? `orders[${i}]` : 'order'),
-    );
-    checkFence(fence);
-    if (checked.length === 0) return Promise.resolve();
-    this.#checkFenced(fence, `writing orders of ${checked[0]?.pair ?? ''}`);
-    for (const given of checked) {
-      const book = this.#book(given.pair);
-      const record = keepExecution(given, book.live.get(given.userref));
-      if (isTerminal(record)) this.#retire(book, record);
-      else book.live.set(record.userref, record);
-    }
-    return Promise.resolve();
+    return promised(() => {
+      const list: readonly unknown[] = Array.isArray(orders) ? orders : [orders];
+      const checked = list.map((order, i) =>
+        checkOrder(order, Array.isArray(orders) ? `orders[${i}]` : 'order'),
+      );
+      checkFence(fence);
+      if (checked.length === 0) return;
+      this.#checkFenced(fence, `writing orders of ${checked[0]?.pair ?? ''}`);
+      for (const given of checked) {
+        const book = this.#book(given.pair);
+        const record = keepExecution(given, book.live.get(given.userref));
+        if (isTerminal(record)) this.#retire(book, record);
+        else book.live.set(record.userref, record);
+      }
+    });
   }
 
   applyView(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
-    const given = checkOrder(view, 'view');
-    checkAtMs(atMs);
-    checkFence(fence);
-    this.#checkFenced(fence, `applying a view to ${given.pair}`);
-    const book = this.#book(given.pair);
-    const stored = book.live.get(given.userref);
-    let record = given;
-    let fill: Fill | undefined;
-    if (stored === undefined) {
-      if (book.doneRefs.has(given.userref)) return Promise.resolve(undefined);
-    } else {
-      checkSameOrder(stored, given);
-      if (given.txid === null) record = { ...given, txid: stored.txid };
-      if (dec(record.volumeExecuted).lt(dec(stored.volumeExecuted))) {
-        return Promise.resolve(undefined);
+    return promised(() => {
+      const given = checkOrder(view, 'view');
+      checkAtMs(atMs);
+      checkFence(fence);
+      this.#checkFenced(fence, `applying a view to ${given.pair}`);
+      const book = this.#book(given.pair);
+      const stored = book.live.get(given.userref);
+      let record = given;
+      let fill: Fill | undefined;
+      if (stored === undefined) {
+        if (book.doneRefs.has(given.userref)) return undefined;
+      } else {
+        checkSameOrder(stored, given);
+        if (given.txid === null) record = { ...given, txid: stored.txid };
+        if (dec(record.volumeExecuted).lt(dec(stored.volumeExecuted))) return undefined;
+        fill = deriveFill(stored, record, atMs);
+        if (fill === undefined && encodeOrder(record) === encodeOrder(stored)) return undefined;
       }
-      fill = deriveFill(stored, record, atMs);
-      if (fill === undefined && encodeOrder(record) === encodeOrder(stored)) {
-        return Promise.resolve(undefined);
-      }
-    }
-    if (fill !== undefined) this.#addFill(book, fill);
-    if (isTerminal(record)) this.#retire(book, record);
-    else book.live.set(record.userref, record);
-    return Promise.resolve(fill);
+      if (fill !== undefined) this.#addFill(book, fill);
+      if (isTerminal(record)) this.#retire(book, record);
+      else book.live.set(record.userref, record);
+      return fill;
+    });
   }
 
   settle(
@@ -176,31 +186,38 @@ export class MemoryOrderTracker implements OrderTracker {
     atMs: number | ((view: TrackedOrder) => number),
     fence?: Fence,
   ): Promise<Fill[]> {
-    const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
-    const timeOf = typeof atMs === 'number' ? () => atMs : atMs;
-    checkFence(fence);
-    const pair = settledPair(given);
-    if (pair === undefined) return Promise.resolve([]);
-    this.#checkFenced(fence, `settling ${pair}`);
-    const book = this.#book(pair);
-    const fills: Fill[] = [];
-    for (const view of given) {
-      if (view.txid === null) continue;
-      const index = book.history.findIndex((o) => o.txid === view.txid);
-      const stored = book.history[index];
-      if (stored === undefined || stored.userref !== view.userref) continue;
-      if (!dec(view.volumeExecuted).gt(dec(stored.volumeExecuted))) continue;
-      const fill = deriveFill(stored, { ...view, state: stored.state }, timeOf(view));
-      if (fill === undefined) continue;
-      this.#addFill(book, fill);
-      fills.push(fill);
-      book.history[index] = settledEntry(stored, view, timeOf(view));
-    }
-    return Promise.resolve(fills);
+    return promised(() => {
+      const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
+      const timeOf = typeof atMs === 'number' ? () => atMs : atMs;
+      checkFence(fence);
+      const pair = settledPair(given);
+      if (pair === undefined) return [];
+      this.#checkFenced(fence, `settling ${pair}`);
+      const book = this.#book(pair);
+      const fills: Fill[] = [];
+      for (const view of given) {
+        if (view.txid === null) continue;
+        const index = book.history.findIndex((o) => o.txid === view.txid);
+        const stored = book.history[index];
+        if (stored === undefined || stored.userref !== view.userref) continue;
+        if (!dec(view.volumeExecuted).gt(dec(stored.volumeExecuted))) continue;
+        const fill = deriveFill(stored, { ...view, state: stored.state }, timeOf(view));
+        if (fill === undefined) continue;
+        this.#addFill(book, fill);
+        fills.push(fill);
+        book.history[index] = settledEntry(stored, view, timeOf(view));
+      }
+      return fills;
+    });
   }
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  #live(pair: string): TrackedOrder[] {
+    checkPair(pair, 'pair');
+    return [...(this.#books.get(pair)?.live.values() ?? [])].sort(compareOrders);
   }
 
   #book(pair: string): PairBook {
