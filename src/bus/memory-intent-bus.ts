@@ -1,4 +1,4 @@
-import type { OrderIntent } from '../core/index.js';
+import { promised, type OrderIntent } from '../core/index.js';
 import type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick } from './bus.js';
 import { DirectWakes } from './direct-wakes.js';
 import {
@@ -26,69 +26,80 @@ export class MemoryIntentBus implements IntentBus {
   }
 
   publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
-    const checked = checkPublishInput(intents);
-    const byPair: Record<string, { published: number; coalesced: number }> = {};
-    const published = checked.map((intent) => {
-      const key = `${intent.pair}|${intent.slot}`;
-      const generation = (this.#generations.get(key) ?? 0) + 1;
-      this.#generations.set(key, generation);
-      const register = this.#register(intent.pair);
-      const counts = (byPair[intent.pair] ??= { published: 0, coalesced: 0 });
-      counts.published += 1;
-      if (register.has(intent.slot)) counts.coalesced += 1;
-      const entry: OrderIntent = { ...intent, generation };
-      register.set(intent.slot, entry);
-      return entry;
-    });
-    for (const pair of Object.keys(byPair)) this.#wakes.wake(pair);
-    return Promise.resolve({
-      published,
-      coalesced: Object.values(byPair).reduce((sum, p) => sum + p.coalesced, 0),
-      byPair,
+    return promised(() => {
+      const checked = checkPublishInput(intents);
+      const byPair: Record<string, { published: number; coalesced: number }> = {};
+      const published = checked.map((intent) => {
+        const key = `${intent.pair}|${intent.slot}`;
+        const generation = (this.#generations.get(key) ?? 0) + 1;
+        this.#generations.set(key, generation);
+        const register = this.#register(intent.pair);
+        const counts = (byPair[intent.pair] ??= { published: 0, coalesced: 0 });
+        counts.published += 1;
+        if (register.has(intent.slot)) counts.coalesced += 1;
+        const entry: OrderIntent = { ...intent, generation };
+        register.set(intent.slot, entry);
+        return entry;
+      });
+      for (const pair of Object.keys(byPair)) this.#wakes.wake(pair);
+      return {
+        published,
+        coalesced: Object.values(byPair).reduce((sum, p) => sum + p.coalesced, 0),
+        byPair,
+      };
     });
   }
 
   enqueue(pair: string): Promise<void> {
-    checkPair(pair, 'pair');
-    this.#wakes.wake(pair);
-    return Promise.resolve();
+    return promised(() => {
+      checkPair(pair, 'pair');
+      this.#wakes.wake(pair);
+    });
   }
 
   takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
-    checkPair(pair, 'pair');
-    const register = this.#registers.get(pair);
-    const taken: OrderIntent[] = [];
-    for (const pick of picks) {
-      const entry = register?.get(pick.slot);
-      if (entry === undefined || entry.generation !== pick.generation) continue;
-      register?.delete(pick.slot);
-      taken.push(entry);
-    }
-    return Promise.resolve(taken.sort(compareSlots));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      const register = this.#registers.get(pair);
+      const taken: OrderIntent[] = [];
+      for (const pick of picks) {
+        const entry = register?.get(pick.slot);
+        if (entry === undefined || entry.generation !== pick.generation) continue;
+        register?.delete(pick.slot);
+        taken.push(entry);
+      }
+      return taken.sort(compareSlots);
+    });
   }
 
   restore(pair: string, intents: readonly OrderIntent[]): Promise<string[]> {
-    checkPair(pair, 'pair');
-    const register = this.#register(pair);
-    const slots: string[] = [];
-    for (const intent of intents) {
-      const latest = this.#generations.get(`${pair}|${intent.slot}`);
-      if (latest !== intent.generation || register.has(intent.slot)) continue;
-      register.set(intent.slot, intent);
-      slots.push(intent.slot);
-    }
-    if (slots.length > 0) this.#wakes.wake(pair);
-    return Promise.resolve(slots);
+    return promised(() => {
+      checkPair(pair, 'pair');
+      const register = this.#register(pair);
+      const slots: string[] = [];
+      for (const intent of intents) {
+        const latest = this.#generations.get(`${pair}|${intent.slot}`);
+        if (latest !== intent.generation || register.has(intent.slot)) continue;
+        register.set(intent.slot, intent);
+        slots.push(intent.slot);
+      }
+      if (slots.length > 0) this.#wakes.wake(pair);
+      return slots;
+    });
   }
 
   pending(pair: string): Promise<OrderIntent[]> {
-    checkPair(pair, 'pair');
-    return Promise.resolve([...(this.#registers.get(pair)?.values() ?? [])].sort(compareSlots));
+    return promised(() => {
+      checkPair(pair, 'pair');
+      return [...(this.#registers.get(pair)?.values() ?? [])].sort(compareSlots);
+    });
   }
 
   pendingCount(pair: string): Promise<number> {
-    checkPair(pair, 'pair');
-    return Promise.resolve(this.#registers.get(pair)?.size ?? 0);
+    return promised(() => {
+      checkPair(pair, 'pair');
+      return this.#registers.get(pair)?.size ?? 0;
+    });
   }
 
   pairsWithPending(): Promise<string[]> {
@@ -101,13 +112,14 @@ export class MemoryIntentBus implements IntentBus {
   }
 
   writeOrdersView(view: StoredOrdersView, pairs: readonly string[]): Promise<void> {
-    checkOrdersView(view);
-    // A view older than the stored one never replaces it, as in Redis.
-    if (this.#view === undefined || view.askedAtMs > this.#view.askedAtMs) {
-      this.#view = JSON.parse(JSON.stringify(view)) as StoredOrdersView;
-    }
-    for (const pair of pairs) this.#wakes.wake(pair);
-    return Promise.resolve();
+    return promised(() => {
+      checkOrdersView(view);
+      // A view older than the stored one never replaces it, as in Redis.
+      if (this.#view === undefined || view.askedAtMs > this.#view.askedAtMs) {
+        this.#view = JSON.parse(JSON.stringify(view)) as StoredOrdersView;
+      }
+      for (const pair of pairs) this.#wakes.wake(pair);
+    });
   }
 
   readOrdersView(): Promise<StoredOrdersView | undefined> {
