@@ -254,9 +254,7 @@ export class RedisControlFlags implements ControlFlags {
     if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
       throw new InvalidInputError('nowMs', `must be a non-negative integer, got ${nowMs}`);
     }
-    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-      throw new InvalidInputError('ttlMs', `must be a positive integer, got ${ttlMs}`);
-    }
+    checkTtl(ttlMs);
     try {
       await this.#conn.redis.set(key, String(nowMs), 'PX', ttlMs);
     } catch (err) {
@@ -295,6 +293,7 @@ export class RedisControlFlags implements ControlFlags {
    */
   async report(role: string, status: object, ttlMs: number): Promise<void> {
     nonEmpty(role, 'role');
+    checkTtl(ttlMs);
     const key = this.statusKey(role);
     try {
       await this.#conn.redis.set(key, JSON.stringify(status), 'PX', ttlMs);
@@ -386,4 +385,10 @@ export function checkRole(role: Role): Role {
     throw new InvalidInputError('role', `must be runner or executor, got ${JSON.stringify(role)}`);
   }
   return role;
+}
+
+export function checkTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new InvalidInputError('ttlMs', `must be a positive integer, got ${ttlMs}`);
+  }
 }

@@ -1,5 +1,5 @@
-import { InvalidInputError, type Clock } from '../core/index.js';
-import { checkRole, nonEmpty } from './control-flags.js';
+import { InvalidInputError, promised, type Clock } from '../core/index.js';
+import { checkRole, checkTtl, nonEmpty } from './control-flags.js';
 import { NOT_READ, type ControlFlags, type HaltState, type Role } from './flags.js';
 
 /**
@@ -27,16 +27,18 @@ export class MemoryControlFlags implements ControlFlags {
   }
 
   halt(reason: string, by: string, nowMs: number): Promise<boolean> {
-    nonEmpty(reason, 'reason');
-    nonEmpty(by, 'by');
-    checkTime(nowMs, 'nowMs');
-    if (this.#stored.halted) {
+    return promised(() => {
+      nonEmpty(reason, 'reason');
+      nonEmpty(by, 'by');
+      checkTime(nowMs, 'nowMs');
+      if (this.#stored.halted) {
+        this.#state = this.#stored;
+        return false;
+      }
+      this.#stored = { halted: true, reason, by, sinceMs: nowMs };
       this.#state = this.#stored;
-      return Promise.resolve(false);
-    }
-    this.#stored = { halted: true, reason, by, sinceMs: nowMs };
-    this.#state = this.#stored;
-    return Promise.resolve(true);
+      return true;
+    });
   }
 
   resume(): Promise<boolean> {
@@ -69,35 +71,38 @@ export class MemoryControlFlags implements ControlFlags {
   }
 
   beat(role: Role, nowMs: number, ttlMs: number): Promise<void> {
-    checkRole(role);
-    checkTime(nowMs, 'nowMs');
-    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-      throw new InvalidInputError('ttlMs', `must be a positive integer, got ${ttlMs}`);
-    }
-    this.#beats.set(role, { atMs: nowMs, untilMs: this.#clock.now() + ttlMs });
-    return Promise.resolve();
+    return promised(() => {
+      checkRole(role);
+      checkTime(nowMs, 'nowMs');
+      checkTtl(ttlMs);
+      this.#beats.set(role, { atMs: nowMs, untilMs: this.#clock.now() + ttlMs });
+    });
   }
 
   alive(role: Role): Promise<number | undefined> {
-    checkRole(role);
-    const beat = this.#beats.get(role);
-    return Promise.resolve(
-      beat !== undefined && this.#clock.now() < beat.untilMs ? beat.atMs : undefined,
-    );
+    return promised(() => {
+      checkRole(role);
+      const beat = this.#beats.get(role);
+      return beat !== undefined && this.#clock.now() < beat.untilMs ? beat.atMs : undefined;
+    });
   }
 
   report(role: string, status: object, ttlMs: number): Promise<void> {
-    nonEmpty(role, 'role');
-    this.#reports.set(role, { json: JSON.stringify(status), untilMs: this.#clock.now() + ttlMs });
-    return Promise.resolve();
+    return promised(() => {
+      nonEmpty(role, 'role');
+      checkTtl(ttlMs);
+      const json = JSON.stringify(status);
+      this.#reports.set(role, { json, untilMs: this.#clock.now() + ttlMs });
+    });
   }
 
   reported(role: string): Promise<Record<string, unknown> | undefined> {
-    nonEmpty(role, 'role');
-    const entry = this.#reports.get(role);
-    if (entry === undefined || this.#clock.now() >= entry.untilMs)
-      return Promise.resolve(undefined);
-    return Promise.resolve(JSON.parse(entry.json) as Record<string, unknown>);
+    return promised(() => {
+      nonEmpty(role, 'role');
+      const entry = this.#reports.get(role);
+      if (entry === undefined || this.#clock.now() >= entry.untilMs) return undefined;
+      return JSON.parse(entry.json) as Record<string, unknown>;
+    });
   }
 
   close(): Promise<void> {

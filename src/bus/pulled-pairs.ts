@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { InvalidInputError } from '../core/index.js';
+import { InvalidInputError, promised } from '../core/index.js';
 import { busError } from './errors.js';
 
 /** Why and by whom a pair was pulled. */
@@ -34,14 +34,17 @@ export class MemoryPullList implements PullList {
   }
 
   read(): Promise<ReadonlyMap<string, PullState>> {
-    return Promise.resolve(this.#pulled);
+    // A copy, as PulledPairs' read is: what a reader holds does not change under it.
+    return Promise.resolve(new Map(this.#pulled));
   }
 
   pull(altname: string, state: PullState): Promise<boolean> {
-    if (altname === '') throw new InvalidInputError('pair', 'must be a non-empty string');
-    if (this.#pulled.has(altname)) return Promise.resolve(false);
-    this.#pulled.set(altname, state);
-    return Promise.resolve(true);
+    return promised(() => {
+      if (altname === '') throw new InvalidInputError('pair', 'must be a non-empty string');
+      if (this.#pulled.has(altname)) return false;
+      this.#pulled.set(altname, { by: state.by, reason: state.reason, sinceMs: state.sinceMs });
+      return true;
+    });
   }
 
   restore(altname: string): Promise<boolean> {

@@ -8,6 +8,7 @@ export {
 export { type Clock, systemClock, ManualClock, every, within } from './clock.js';
 export { TimerQueue } from './timer-queue.js';
 export { NO_ROUND_TRIP, type RoundTrip } from './round-trip.js';
+export { promised } from './promised.js';
 export { parseWithSchema } from './validate.js';
 export {
   Decimal,

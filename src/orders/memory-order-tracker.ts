@@ -104,6 +104,7 @@ export class MemoryOrderTracker implements OrderTracker {
   async recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
     await this.#trip(1);
     checkPair(pair, 'pair');
+    checkRangeLimit(limit);
     const book = this.#books.get(pair);
     return {
       total: book?.position?.fills ?? 0,

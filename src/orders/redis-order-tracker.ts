@@ -223,15 +223,15 @@ export class RedisOrderTracker implements OrderTracker {
    */
   async recentFills(pair: string, limit: number): Promise<{ total: number; fills: Fill[] }> {
     checkPair(pair, 'pair');
+    checkRangeLimit(limit);
     const key = this.fillsKey(pair);
     const positionKey = this.positionKey(pair);
     let replies: [Error | null, unknown][] | null;
     try {
-      replies = await this.#redis
-        .multi()
-        .get(positionKey)
-        .lrange(key, 0, limit - 1)
-        .exec();
+      const multi = this.#redis.multi().get(positionKey);
+      // LRANGE 0 -1 would be every fill: a limit of 0 reads none.
+      if (limit > 0) multi.lrange(key, 0, limit - 1);
+      replies = await multi.exec();
     } catch (err) {
       throw trackerError(err, key, `reading ${key}`);
     }
@@ -477,11 +477,14 @@ export class RedisOrderTracker implements OrderTracker {
       });
       let position: Position | undefined;
       const fills: Fill[] = [];
-      const updates: [number, string][] = [];
+      // Entries settled by an earlier view of this call: a later view of the same order counts
+      // only what it executed beyond that one.
+      const updates = new Map<number, TrackedOrder>();
       for (const view of given) {
         const index = view.txid === null ? undefined : indexOf.get(view.txid);
         if (index === undefined) continue;
-        const stored = decodeOrder(entries[index] as string, { key }, pair, undefined);
+        const stored =
+          updates.get(index) ?? decodeOrder(entries[index] as string, { key }, pair, undefined);
         if (stored.userref !== view.userref) continue;
         if (!dec(view.volumeExecuted).gt(dec(stored.volumeExecuted))) continue;
         const fill = deriveFill(stored, { ...view, state: stored.state }, timeOf(view));
@@ -494,7 +497,7 @@ export class RedisOrderTracker implements OrderTracker {
           fill,
         );
         fills.push(fill);
-        updates.push([index, encodeOrder(settledEntry(stored, view, timeOf(view)))]);
+        updates.set(index, settledEntry(stored, view, timeOf(view)));
       }
       if (position === undefined) return { result: [] };
       const settled = position;
@@ -505,7 +508,7 @@ export class RedisOrderTracker implements OrderTracker {
           for (const fill of fills) m.lpush(fillsKey, encodeFill(fill));
           m.ltrim(fillsKey, 0, this.#fillsLimit - 1);
           m.set(positionKey, encodePosition(settled));
-          for (const [index, json] of updates) m.lset(key, index, json);
+          for (const [index, entry] of updates) m.lset(key, index, encodeOrder(entry));
           this.#trackPair(m, pair, true);
         },
       };

@@ -4,30 +4,13 @@ import { Redis } from 'ioredis';
 import { PulledPairs } from '../../src/bus/index.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
 
-void describe('pulled pairs', () => {
+/** Redis-only: values it did not write. The contract is in test/stores. */
+void describe('PulledPairs', () => {
   const redis = new Redis(REDIS_URL);
   const prefix = freshPrefix();
   after(async () => {
     await deleteKeys(redis, prefix);
     redis.disconnect();
-  });
-
-  it('one process pulls a pair, another sees it on its next read, and a restore lifts it', async () => {
-    const consoleSide = new PulledPairs(redis, prefix);
-    const runnerSide = new PulledPairs(redis, prefix);
-    await runnerSide.read();
-    assert.equal(runnerSide.has('ETHUSD'), false);
-    const state = { by: 'operator:console (alice)', reason: 'news', sinceMs: 1_700_000_000_000 };
-    assert.equal(await consoleSide.pull('ETHUSD', state), true);
-    assert.equal(await consoleSide.pull('ETHUSD', { ...state, reason: 'again' }), false);
-    assert.equal(runnerSide.has('ETHUSD'), false, 'cached until read');
-    await runnerSide.read();
-    assert.deepEqual(runnerSide.current().get('ETHUSD'), state, 'the first reason stays');
-    assert.equal(runnerSide.has('XBTUSD'), false);
-    assert.equal(await consoleSide.restore('ETHUSD'), true);
-    assert.equal(await consoleSide.restore('ETHUSD'), false);
-    await runnerSide.read();
-    assert.equal(runnerSide.has('ETHUSD'), false);
   });
 
   it('counts a garbled entry as pulled, saying so', async () => {
