@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Redis } from 'ioredis';
 import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
 import {
   checkPrefix,
@@ -52,7 +54,9 @@ const NOT_READ: HaltState = { halted: true, reason: 'halt flag not read yet', by
 /**
  * The halt flag every role obeys, and the liveness beats the supervisor checks. The flag is one
  * Redis key so that any process (supervisor, `makerd halt`, another machine) can set it; hot paths
- * read a cached copy through current(), kept fresh by watch(), instead of awaiting Redis.
+ * read a cached copy through current(), kept fresh by watch(), instead of awaiting Redis. halt()
+ * and resume() also PUBLISH on changesChannel, so a watcher reads the flag as soon as it changes
+ * and its poll is only the fallback (a flag set by hand in redis-cli, a message lost).
  *
  * Fail closed: before the first read, and when the key holds something unreadable, the state is
  * halted. A halt set by hand with garbage still stops trading; an operator clears it with resume().
@@ -64,7 +68,7 @@ export class ControlFlags {
   /** Orders cache updates: a read that started before a halt() must not undo its update. */
   #issued = 0;
   #applied = 0;
-  #watch: { controller: AbortController; loop: Promise<void> } | undefined;
+  #watch: { controller: AbortController; loop: Promise<void>; sub: Redis } | undefined;
   #closing: Promise<void> | undefined;
   readonly #clock: Clock;
   readonly #onStateLost: ControlFlagsOptions['onStateLost'];
@@ -84,6 +88,11 @@ export class ControlFlags {
 
   get haltKey(): string {
     return `${this.#prefix}:control:halt`;
+  }
+
+  /** Pub/sub channel told of every halt, resume and restored halt: watchers read on a message. */
+  get changesChannel(): string {
+    return `${this.#prefix}:control:changes`;
   }
 
   /**
@@ -128,6 +137,7 @@ export class ControlFlags {
       return false;
     }
     this.#apply(ticket, { halted: true, reason, by, sinceMs: nowMs });
+    await this.#publish('halt');
     return true;
   }
 
@@ -141,7 +151,16 @@ export class ControlFlags {
       throw busError(err, this.haltKey, 'clearing the halt flag');
     }
     this.#apply(ticket, { halted: false });
+    if (removed > 0) await this.#publish('resume');
     return removed > 0;
+  }
+
+  /**
+   * Tells watchers the flag changed. Best effort: the flag itself is written, and a watcher that
+   * misses the message reads it at its next poll.
+   */
+  async #publish(what: string): Promise<void> {
+    await this.#conn.redis.publish(this.changesChannel, what).catch(() => undefined);
   }
 
   /**
@@ -192,6 +211,7 @@ export class ControlFlags {
     } catch (err) {
       throw busError(err, this.haltKey, 'restoring the halt flag');
     }
+    await this.#publish('halt');
   }
 
   /** The epoch in Redis, created now when there is none. */
@@ -215,9 +235,12 @@ export class ControlFlags {
   }
 
   /**
-   * Polls the flag every `intervalMs` of `clock` until unwatch(). Resolves after the first poll,
-   * so current() is meaningful once it has been awaited. A failed poll keeps the last state and
-   * goes to `onError`; the supervisor's dead-man switch covers a Redis that stays away.
+   * Keeps current() fresh until unwatch(): reads the flag on every message on changesChannel (a
+   * subscription on a connection of its own, re-made and followed by a read after each reconnect,
+   * since messages sent meanwhile are lost) and polls it every `intervalMs` of `clock` as the
+   * fallback. Resolves after the first poll, so current() is meaningful once it has been awaited.
+   * A failed read keeps the last state and goes to `onError`; the supervisor's dead-man switch
+   * covers a Redis that stays away.
    */
   async watch(
     intervalMs: number,
@@ -229,6 +252,7 @@ export class ControlFlags {
     }
     if (this.#watch !== undefined) throw new Error('ControlFlags.watch() is already running');
     const controller = new AbortController();
+    const sub = this.#subscribe(onError);
     let firstDone!: () => void;
     const first = new Promise<void>((resolve) => (firstDone = resolve));
     const loop = (async () => {
@@ -246,17 +270,47 @@ export class ControlFlags {
         }
       }
     })();
-    this.#watch = { controller, loop };
+    this.#watch = { controller, loop, sub };
     await first;
   }
 
-  /** Stops polling; resolves once the loop has ended, with no timer left behind. */
+  /**
+   * The subscriber: SUBSCRIBE at every (re)connect, then a read for what changed while it was
+   * away. Its own connection errors are left to the polls, which report Redis trouble.
+   */
+  #subscribe(onError: (err: unknown) => void): Redis {
+    const sub = this.#conn.redis.duplicate({
+      lazyConnect: true,
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+      // Names it in CLIENT LIST, beside the subscribers of other prefixes.
+      connectionName: `${this.#prefix}:control-watch`,
+    });
+    const readNow = (): void => void this.read().catch(onError);
+    sub.on('error', () => undefined);
+    sub.on('message', (channel: string) => {
+      if (channel === this.changesChannel) readNow();
+    });
+    sub.on('ready', () => {
+      sub.subscribe(this.changesChannel).then(readNow, () => undefined);
+    });
+    sub.connect().catch(() => undefined);
+    return sub;
+  }
+
+  /** Stops polling and the subscription; resolves once the loop has ended, no timer left behind. */
   async unwatch(): Promise<void> {
     const watch = this.#watch;
     if (watch === undefined) return;
     this.#watch = undefined;
     watch.controller.abort(new Error('unwatch'));
     await watch.loop;
+    if (watch.sub.status !== 'end') {
+      // Awaited: a connect under way holds a timer until the socket is gone.
+      const ended = once(watch.sub, 'end');
+      watch.sub.disconnect();
+      await ended;
+    }
   }
 
   /** Proves `role` is alive for `ttlMs`; the key vanishes if no beat follows. */

@@ -10,6 +10,7 @@ import {
   type PairInfo,
 } from '../core/index.js';
 import {
+  REST_COUNTER,
   RedisNonceSource,
   SpotClient,
   nonceKeyFor,
@@ -21,6 +22,12 @@ import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { carryRestLevel } from './rest-level.js';
+
+/**
+ * The halt flag reaches every role through its pub/sub message; this poll is the fallback (a flag
+ * set by hand, a lost message) and how a FLUSHALL is noticed (a restart is noticed on reconnect).
+ */
+const HALT_POLL_MS = 5_000;
 
 export interface RoleBaseParts {
   readonly clock?: Clock;
@@ -107,7 +114,14 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
     opened.push(client);
     if (client.limiter !== undefined) {
       opened.push(
-        await carryRestLevel(redis, credentials.apiKey, client.limiter, clock, parts.log),
+        await carryRestLevel(
+          redis,
+          credentials.apiKey,
+          client.limiter,
+          clock,
+          parts.log,
+          REST_COUNTER[client.tier].decayPerSec,
+        ),
       );
     }
     const pairs = await loadPairs(
@@ -126,7 +140,7 @@ export async function openRoleBase(settings: BotSettings, parts: RoleBaseParts):
             'continues from this process; /status counts from stateSince',
         ),
     });
-    await flags.watch(1_000, clock);
+    await flags.watch(HALT_POLL_MS, clock);
     opened.push({ close: () => flags.unwatch() });
     const bus = new IntentBus({ connection: redis, prefix: settings.redis.prefix, clock });
     opened.push(bus);
