@@ -39,6 +39,10 @@ import { applyFill, deriveFill, emptyPosition } from './position.js';
  *   position:${pair}          string JSON Position
  *   tracked-pairs             set    pairs with a live record or a position
  *
+ * Every write also PUBLISHes the pair's id on `${prefix}:orders:changes` (changesChannel), in its
+ * transaction: readers in any process (the runner's fills and PnL) read on a message instead of
+ * polling.
+ *
  * Writes are optimistic transactions: WATCH the keys the write depends on (and the fence key),
  * read them, compute in JS with decimal.js, then MULTI/EXEC; EXEC answering null means another
  * writer got in between, so the whole step is read and computed again. WATCH belongs to a
@@ -156,6 +160,11 @@ export class OrderTracker {
 
   get prefix(): string {
     return this.#prefix;
+  }
+
+  /** Pub/sub channel told the pair id of every write (orders, fills, position). */
+  get changesChannel(): string {
+    return `${this.#prefix}:orders:changes`;
   }
 
   liveKey(pair: string): string {
@@ -377,6 +386,7 @@ export class OrderTracker {
         writes.push((m) => {
           if (terminal > 0) this.#trimHistory(m, p);
           this.#trackPair(m, p, stored.size > 0 || hasPosition);
+          m.publish(this.changesChannel, p);
         });
       });
       return {
@@ -475,6 +485,7 @@ export class OrderTracker {
             m.hset(key, field, json);
           }
           this.#trackPair(m, pair, liveAfter > 0 || hasPosition);
+          m.publish(this.changesChannel, pair);
         },
       };
     });
@@ -567,6 +578,7 @@ export class OrderTracker {
           m.set(positionKey, encodePosition(settled));
           for (const [index, json] of updates) m.lset(key, index, json);
           this.#trackPair(m, pair, true);
+          m.publish(this.changesChannel, pair);
         },
       };
     });
