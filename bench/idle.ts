@@ -11,7 +11,8 @@
  *
  * Flags: --market still|moving (default still: the simulator's book stands, so the bot only polls;
  * moving: config/sim.yaml's background flow, so it requotes and trades too),
- * --pairs N (1-3, default 2), --seconds S (default 60), --settle S (default 20),
+ * --poll-every S (each market poll of the runner at least S seconds apart: what is left is the
+ * bot's own timers and the supervisor's and executor's), --pairs N (1-3, default 2), --seconds S (default 60), --settle S (default 20),
  * --profile DIR (node --cpu-prof into DIR), --keys (client commands by key shape too).
  */
 import { execFileSync } from 'node:child_process';
@@ -39,10 +40,18 @@ interface Args {
   readonly keys: boolean;
   /** `still`: the simulator's background makers hold their orders and no taker trades. */
   readonly market: 'moving' | 'still';
+  /** Every market poll of the runner stretched to at least this many seconds (0: as configured). */
+  readonly pollEvery: number;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args = { pairs: 2, seconds: 60, settle: 20, profile: undefined as string | undefined };
+  const args = {
+    pairs: 2,
+    seconds: 60,
+    settle: 20,
+    'poll-every': 0,
+    profile: undefined as string | undefined,
+  };
   let keys = false;
   let market: Args['market'] = 'still';
   for (let i = 0; i < argv.length; i++) {
@@ -65,9 +74,9 @@ function parseArgs(argv: readonly string[]): Args {
     }
     const n = Number(value);
     const name = flag?.replace(/^--/, '');
-    if (name !== 'pairs' && name !== 'seconds' && name !== 'settle') {
+    if (name !== 'pairs' && name !== 'seconds' && name !== 'settle' && name !== 'poll-every') {
       throw new Error(
-        `usage: bench:idle [--pairs 1-3] [--seconds S] [--settle S] [--profile DIR] [--keys] (got ${flag})`,
+        `usage: bench:idle [--market still|moving] [--poll-every S] [--pairs 1-3] [--seconds S] [--settle S] [--profile DIR] [--keys] (got ${flag})`,
       );
     }
     if (!(n >= 0)) throw new Error(`--${name}: must be a number, got ${value}`);
@@ -77,7 +86,8 @@ function parseArgs(argv: readonly string[]): Args {
     throw new Error('--pairs: 1, 2 or 3');
   }
   if (!(args.seconds > 0)) throw new Error('--seconds: must be above 0');
-  return { ...args, keys, market };
+  const { 'poll-every': pollEvery, ...rest } = args;
+  return { ...rest, pollEvery, keys, market };
 }
 
 const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -129,6 +139,7 @@ async function main(): Promise<void> {
       pairs: args.pairs,
       prefix,
       simConfig,
+      ...(args.pollEvery > 0 ? { pollEveryMs: args.pollEvery * 1000 } : {}),
     });
     const logFile = join(dir, 'makerd.log');
     const nodeArgs =
@@ -136,7 +147,8 @@ async function main(): Promise<void> {
     const makerd = startMakerd(file, logFile, nodeArgs);
     let window: [number, number] | undefined;
     console.log(
-      `${args.pairs} pairs, ${args.market} market; settle ${args.settle} s, sample ${args.seconds} s; ` +
+      `${args.pairs} pairs, ${args.market} market` +
+        `${args.pollEvery > 0 ? `, market polls every ${args.pollEvery} s or more` : ''}; settle ${args.settle} s, sample ${args.seconds} s; ` +
         `simulator pid ${sim.pid}, makerd pid ${makerd.pid}, log ${logFile}`,
     );
     try {

@@ -33,9 +33,12 @@ export async function writePaperConfig(options: {
   readonly prefix: string;
   /** The simulator's config, for the paper account's credentials (default config/sim.yaml). */
   readonly simConfig?: string;
+  /** Stretches every market poll of the runner to at least this many ms. */
+  readonly pollEveryMs?: number;
 }): Promise<PaperConfig> {
   const config = parse(await readFile(join(ROOT, 'config/paper.yaml'), 'utf8')) as {
     exchange: { url: string; credentials: { sim_config: string } };
+    market: { polls: Record<string, { interval_ms?: number }> };
     redis: { url: string; prefix: string };
     pairs: unknown[];
     supervisor: { risk: { max_daily_loss?: unknown } };
@@ -47,6 +50,12 @@ export async function writePaperConfig(options: {
   config.pairs = [...config.pairs, THIRD_PAIR].slice(0, options.pairs);
   // max_daily_loss sums the pairs' PnL, which needs one quote asset: ETHXBT is quoted in XBT.
   if (options.pairs > 2) delete config.supervisor.risk.max_daily_loss;
+  const every = options.pollEveryMs;
+  if (every !== undefined) {
+    for (const poll of Object.values(config.market.polls)) {
+      if (poll.interval_ms !== undefined) poll.interval_ms = Math.max(poll.interval_ms, every);
+    }
+  }
   const port = await freePort();
   config.http = { host: '127.0.0.1', port };
   const file = join(options.dir, 'makerd.yaml');

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
+  dropSubscriber,
   openRedis,
   type BusConnection,
   type OpenedRedis,
@@ -33,6 +33,12 @@ export interface ControlFlagsOptions {
    * empty, or flushed): `haltRestored` says whether the halt flag this process knew was set again.
    */
   readonly onStateLost?: (info: { haltRestored: boolean }) => void;
+  /**
+   * Whether watch() also subscribes to changesChannel (default true). A replay's flag changes are
+   * its own, and a subscriber's messages and close come on the wall clock, which its manual clock
+   * does not wait for.
+   */
+  readonly subscribe?: boolean;
 }
 
 /** What the epoch key holds: who created makerd's state in this Redis, and when. */
@@ -68,10 +74,11 @@ export class ControlFlags {
   /** Orders cache updates: a read that started before a halt() must not undo its update. */
   #issued = 0;
   #applied = 0;
-  #watch: { controller: AbortController; loop: Promise<void>; sub: Redis } | undefined;
+  #watch: { controller: AbortController; loop: Promise<void>; sub: Redis | undefined } | undefined;
   #closing: Promise<void> | undefined;
   readonly #clock: Clock;
   readonly #onStateLost: ControlFlagsOptions['onStateLost'];
+  readonly #subscribes: boolean;
   /** The state epoch the last read saw; undefined before the first. */
   #epoch: Epoch | undefined;
 
@@ -80,6 +87,7 @@ export class ControlFlags {
     this.#conn = openRedis(options.connection);
     this.#clock = options.clock ?? systemClock;
     this.#onStateLost = options.onStateLost;
+    this.#subscribes = options.subscribe ?? true;
   }
 
   get prefix(): string {
@@ -236,7 +244,7 @@ export class ControlFlags {
 
   /**
    * Keeps current() fresh until unwatch(): reads the flag on every message on changesChannel (a
-   * subscription on a connection of its own, re-made and followed by a read after each reconnect,
+   * subscription, unless the options say not, on a connection of its own, re-made and followed by a read after each reconnect,
    * since messages sent meanwhile are lost) and polls it every `intervalMs` of `clock` as the
    * fallback. Resolves after the first poll, so current() is meaningful once it has been awaited.
    * A failed read keeps the last state and goes to `onError`; the supervisor's dead-man switch
@@ -252,7 +260,7 @@ export class ControlFlags {
     }
     if (this.#watch !== undefined) throw new Error('ControlFlags.watch() is already running');
     const controller = new AbortController();
-    const sub = this.#subscribe(onError);
+    const sub = this.#subscribes ? this.#subscribe(onError) : undefined;
     let firstDone!: () => void;
     const first = new Promise<void>((resolve) => (firstDone = resolve));
     const loop = (async () => {
@@ -305,12 +313,7 @@ export class ControlFlags {
     this.#watch = undefined;
     watch.controller.abort(new Error('unwatch'));
     await watch.loop;
-    if (watch.sub.status !== 'end') {
-      // Awaited: a connect under way holds a timer until the socket is gone.
-      const ended = once(watch.sub, 'end');
-      watch.sub.disconnect();
-      await ended;
-    }
+    if (watch.sub !== undefined) await dropSubscriber(watch.sub);
   }
 
   /** Proves `role` is alive for `ttlMs`; the key vanishes if no beat follows. */

@@ -1,11 +1,11 @@
-import { once } from 'node:events';
 import type { Redis } from 'ioredis';
+import { dropSubscriber } from '../bus/index.js';
 
 /**
  * A role's pub/sub messages on a connection of its own (a subscribed connection can send nothing
- * else): listeners per channel, and resync listeners told after every (re)subscription, since what
- * was published while the connection was away is lost. The role's loops read on a message and
- * keep a slow poll as the fallback.
+ * else): listeners per channel, and resync listeners told after every (re)subscription, since
+ * what was published before it, or while the connection was away, is lost. The role's loops read
+ * on a message and keep a slow poll as the fallback.
  */
 export class RedisEvents {
   readonly #sub: Redis;
@@ -31,20 +31,21 @@ export class RedisEvents {
     this.#listeners.set(channel, [...(this.#listeners.get(channel) ?? []), listener]);
   }
 
-  /** Told after each subscription but the first: read what may have changed meanwhile. */
+  /**
+   * Told after each subscription, the first included: what changed before it (since the role
+   * last read, or while the connection was away) came with no message.
+   */
   onResync(listener: () => void): void {
     this.#resync.push(listener);
   }
 
   /** Subscribes to every channel listened to; resolves once subscribed (or the try failed). */
   async start(): Promise<void> {
-    let first = true;
     let firstTried!: () => void;
     const tried = new Promise<void>((resolve) => (firstTried = resolve));
     const subscribe = async (): Promise<void> => {
       await this.#sub.subscribe(...this.#listeners.keys());
-      if (!first) for (const listener of this.#resync) listener();
-      first = false;
+      for (const listener of this.#resync) listener();
     };
     this.#sub.on(
       'ready',
@@ -58,10 +59,7 @@ export class RedisEvents {
     await tried;
   }
 
-  async close(): Promise<void> {
-    if (this.#sub.status === 'end') return;
-    const ended = once(this.#sub, 'end');
-    this.#sub.disconnect();
-    await ended;
+  close(): Promise<void> {
+    return dropSubscriber(this.#sub);
   }
 }

@@ -302,9 +302,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
 
 /**
  * The runner's subscriber: a tracker's message names the pair it wrote, whose fills and PnL are
- * read at once (its fills reach strategies, PnL and metrics without waiting for a poll); after a
- * reconnect every pair is read, since messages sent meanwhile are lost. Started by the caller,
- * once every channel has its listener.
+ * read at once (its fills reach strategies, PnL and metrics without waiting for a poll); once
+ * subscribed, and after each reconnect, every pair is read, since messages sent meanwhile are
+ * lost. Started by the caller, once every channel has its listener.
  */
 function followTracker(
   base: RoleBase,

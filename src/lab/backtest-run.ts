@@ -181,7 +181,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     transport: venue.transport,
   });
   const bus = new ReplayBus({ connection: redis, prefix, clock });
-  const flags = new ControlFlags({ connection: redis, prefix, clock });
+  // Polled on the replay's clock only: its flag changes are its own (ControlFlags' `subscribe`).
+  const flags = new ControlFlags({ connection: redis, prefix, clock, subscribe: false });
   const registry = new Registry();
   const events = new RecordedEvents({
     rows: o.rows(),
