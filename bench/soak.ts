@@ -15,29 +15,18 @@
  * default 5). Needs Redis at REDIS_URL (default redis://127.0.0.1:6379). The simulator shares the
  * machine: on two cores the figures are memory, not latency.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { parse, stringify } from 'yaml';
 import { deleteKeysUnder } from '../src/bus/redis-keys.js';
-import { freePort } from '../src/cli/free-port.js';
 import { errorMessage } from '../src/core/index.js';
-import { ROOT, startMakerd, startSim } from './soak/processes.js';
+import { SIM_CONFIG, untilReady, writePaperConfig } from './soak/paper-config.js';
+import { startMakerd, startSim } from './soak/processes.js';
 import { readHeapMb, readRssMb, summarize, type Sample } from './soak/samples.js';
 import { printHeader } from './support/run.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SIM_CONFIG = join(ROOT, 'config/sim.yaml');
-/**
- * A third pair beyond config/paper.yaml's two, on a market the simulator lists by default (its
- * quote asset is XBT, so a 3-pair run has no max_daily_loss).
- */
-const THIRD_PAIR = {
-  pair: 'ETHXBT',
-  strategy: { name: 'spread', options: { min_spread_bps: 20, levels: 2, order_size: '0.2' } },
-};
-const READY_TIMEOUT_MS = 60_000;
 
 interface Args {
   readonly pairs: number;
@@ -59,43 +48,6 @@ function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
-/** config/paper.yaml for `pairs` pairs against `simUrl`, on its own prefix and HTTP port. */
-async function writeConfig(dir: string, simUrl: string, pairs: number, prefix: string) {
-  const config = parse(await readFile(join(ROOT, 'config/paper.yaml'), 'utf8')) as {
-    exchange: { url: string; credentials: { sim_config: string } };
-    redis: { url: string; prefix: string };
-    pairs: unknown[];
-    supervisor: { risk: { max_daily_loss?: unknown } };
-    http?: unknown;
-  };
-  config.exchange.url = simUrl;
-  config.exchange.credentials.sim_config = SIM_CONFIG;
-  config.redis = { url: REDIS_URL, prefix };
-  config.pairs = [...config.pairs, THIRD_PAIR].slice(0, pairs);
-  // max_daily_loss sums the pairs' PnL, which needs one quote asset: ETHXBT is quoted in XBT.
-  if (pairs > 2) delete config.supervisor.risk.max_daily_loss;
-  const port = await freePort();
-  config.http = { host: '127.0.0.1', port };
-  const file = join(dir, 'makerd.yaml');
-  await writeFile(file, stringify(config));
-  return { file, metricsUrl: `http://127.0.0.1:${port}/metrics` };
-}
-
-async function untilReady(metricsUrl: string, exited: Promise<unknown>): Promise<void> {
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline && !gone) {
-    try {
-      if ((await fetch(metricsUrl)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(gone ? 'makerd exited while starting' : 'makerd /metrics did not answer in 60 s');
-}
-
 const mb = (n: number) => n.toFixed(0);
 
 async function main(): Promise<void> {
@@ -106,7 +58,13 @@ async function main(): Promise<void> {
   const sim = await startSim(SIM_CONFIG);
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
-    const { file, metricsUrl } = await writeConfig(dir, sim.url, args.pairs, prefix);
+    const { file, metricsUrl } = await writePaperConfig({
+      dir,
+      simUrl: sim.url,
+      redisUrl: REDIS_URL,
+      pairs: args.pairs,
+      prefix,
+    });
     const logFile = join(dir, 'makerd.log');
     const makerd = startMakerd(file, logFile);
     console.log(`${args.pairs} pairs, ${args.minutes} min; simulator ${sim.url} (pid ${sim.pid});`);

@@ -99,12 +99,16 @@ export async function startSim(simConfig: string): Promise<Child & { url: string
   return { ...wrapped, url };
 }
 
-/** `makerd run --config <file>`, its stdout (the JSON log) into `logFile`. */
+/**
+ * `makerd run --config <file>`, its stdout (the JSON log) into `logFile`; `nodeArgs` go to node
+ * before the script (`--cpu-prof`).
+ */
 export function startMakerd(
   config: string,
   logFile: string,
+  nodeArgs: readonly string[] = [],
 ): Child & { stale: () => string | undefined } {
-  const child = spawn(process.execPath, [BIN, 'run', '--config', config], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'run', '--config', config], {
     cwd: ROOT,
     env: ENV,
     stdio: ['ignore', 'pipe', 'pipe'],

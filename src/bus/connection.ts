@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
 import { InvalidInputError } from '../core/index.js';
 
@@ -24,6 +25,17 @@ export async function closeRedis(opened: OpenedRedis): Promise<void> {
   } catch {
     opened.redis.disconnect();
   }
+}
+
+/**
+ * Drops a subscriber connection, resolving once its socket is gone: until then ioredis holds a
+ * timer (a connect under way, the socket's shutdown).
+ */
+export async function dropSubscriber(sub: Redis): Promise<void> {
+  if (sub.status === 'end') return;
+  const ended = once(sub, 'end');
+  sub.disconnect();
+  await ended;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
+  dropSubscriber,
   openRedis,
   type BusConnection,
   type OpenedRedis,
@@ -23,6 +25,12 @@ export interface ControlFlagsOptions {
    * empty, or flushed): `haltRestored` says whether the halt flag this process knew was set again.
    */
   readonly onStateLost?: (info: { haltRestored: boolean }) => void;
+  /**
+   * Whether watch() also subscribes to changesChannel (default true). A replay's flag changes are
+   * its own, and a subscriber's messages and close come on the wall clock, which its manual clock
+   * does not wait for.
+   */
+  readonly subscribe?: boolean;
 }
 
 /** What the epoch key holds: who created makerd's state in this Redis, and when. */
@@ -41,7 +49,9 @@ export const BEAT_TTL_MS = 15_000;
 /**
  * The halt flag every role obeys, and the liveness beats the supervisor checks. The flag is one
  * Redis key so that any process (supervisor, `makerd halt`, another machine) can set it; hot paths
- * read a cached copy through current(), kept fresh by watch(), instead of awaiting Redis.
+ * read a cached copy through current(), kept fresh by watch(), instead of awaiting Redis. halt()
+ * and resume() also PUBLISH on changesChannel, so a watcher reads the flag as soon as it changes
+ * and its poll is only the fallback (a flag set by hand in redis-cli, a message lost).
  *
  * Fail closed: before the first read, and when the key holds something unreadable, the state is
  * halted. A halt set by hand with garbage still stops trading; an operator clears it with resume().
@@ -53,10 +63,11 @@ export class RedisControlFlags implements ControlFlags {
   /** Orders cache updates: a read that started before a halt() must not undo its update. */
   #issued = 0;
   #applied = 0;
-  #watch: { controller: AbortController; loop: Promise<void> } | undefined;
+  #watch: { controller: AbortController; loop: Promise<void>; sub: Redis | undefined } | undefined;
   #closing: Promise<void> | undefined;
   readonly #clock: Clock;
   readonly #onStateLost: ControlFlagsOptions['onStateLost'];
+  readonly #subscribes: boolean;
   /** The state epoch the last read saw; undefined before the first. */
   #epoch: Epoch | undefined;
 
@@ -65,6 +76,7 @@ export class RedisControlFlags implements ControlFlags {
     this.#conn = openRedis(options.connection);
     this.#clock = options.clock ?? systemClock;
     this.#onStateLost = options.onStateLost;
+    this.#subscribes = options.subscribe ?? true;
   }
 
   get prefix(): string {
@@ -73,6 +85,11 @@ export class RedisControlFlags implements ControlFlags {
 
   get haltKey(): string {
     return `${this.#prefix}:control:halt`;
+  }
+
+  /** Pub/sub channel told of every halt, resume and restored halt: watchers read on a message. */
+  get changesChannel(): string {
+    return `${this.#prefix}:control:changes`;
   }
 
   /**
@@ -117,6 +134,7 @@ export class RedisControlFlags implements ControlFlags {
       return false;
     }
     this.#apply(ticket, { halted: true, reason, by, sinceMs: nowMs });
+    await this.#publish('halt');
     return true;
   }
 
@@ -130,7 +148,16 @@ export class RedisControlFlags implements ControlFlags {
       throw busError(err, this.haltKey, 'clearing the halt flag');
     }
     this.#apply(ticket, { halted: false });
+    if (removed > 0) await this.#publish('resume');
     return removed > 0;
+  }
+
+  /**
+   * Tells watchers the flag changed. Best effort: the flag itself is written, and a watcher that
+   * misses the message reads it at its next poll.
+   */
+  async #publish(what: string): Promise<void> {
+    await this.#conn.redis.publish(this.changesChannel, what).catch(() => undefined);
   }
 
   /**
@@ -181,6 +208,7 @@ export class RedisControlFlags implements ControlFlags {
     } catch (err) {
       throw busError(err, this.haltKey, 'restoring the halt flag');
     }
+    await this.#publish('halt');
   }
 
   /** The epoch in Redis, created now when there is none. */
@@ -204,9 +232,12 @@ export class RedisControlFlags implements ControlFlags {
   }
 
   /**
-   * Polls the flag every `intervalMs` of `clock` until unwatch(). Resolves after the first poll,
-   * so current() is meaningful once it has been awaited. A failed poll keeps the last state and
-   * goes to `onError`; the supervisor's dead-man switch covers a Redis that stays away.
+   * Keeps current() fresh until unwatch(): reads the flag on every message on changesChannel (a
+   * subscription, unless the options say not, on a connection of its own, re-made and followed by a read after each reconnect,
+   * since messages sent meanwhile are lost) and polls it every `intervalMs` of `clock` as the
+   * fallback. Resolves after the first poll, so current() is meaningful once it has been awaited.
+   * A failed read keeps the last state and goes to `onError`; the supervisor's dead-man switch
+   * covers a Redis that stays away.
    */
   async watch(
     intervalMs: number,
@@ -218,6 +249,7 @@ export class RedisControlFlags implements ControlFlags {
     }
     if (this.#watch !== undefined) throw new Error('ControlFlags.watch() is already running');
     const controller = new AbortController();
+    const sub = this.#subscribes ? this.#subscribe(onError) : undefined;
     let firstDone!: () => void;
     const first = new Promise<void>((resolve) => (firstDone = resolve));
     const loop = (async () => {
@@ -235,17 +267,42 @@ export class RedisControlFlags implements ControlFlags {
         }
       }
     })();
-    this.#watch = { controller, loop };
+    this.#watch = { controller, loop, sub };
     await first;
   }
 
-  /** Stops polling; resolves once the loop has ended, with no timer left behind. */
+  /**
+   * The subscriber: SUBSCRIBE at every (re)connect, then a read for what changed while it was
+   * away. Its own connection errors are left to the polls, which report Redis trouble.
+   */
+  #subscribe(onError: (err: unknown) => void): Redis {
+    const sub = this.#conn.redis.duplicate({
+      lazyConnect: true,
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+      // Names it in CLIENT LIST, beside the subscribers of other prefixes.
+      connectionName: `${this.#prefix}:control-watch`,
+    });
+    const readNow = (): void => void this.read().catch(onError);
+    sub.on('error', () => undefined);
+    sub.on('message', (channel: string) => {
+      if (channel === this.changesChannel) readNow();
+    });
+    sub.on('ready', () => {
+      sub.subscribe(this.changesChannel).then(readNow, () => undefined);
+    });
+    sub.connect().catch(() => undefined);
+    return sub;
+  }
+
+  /** Stops polling and the subscription; resolves once the loop has ended, no timer left behind. */
   async unwatch(): Promise<void> {
     const watch = this.#watch;
     if (watch === undefined) return;
     this.#watch = undefined;
     watch.controller.abort(new Error('unwatch'));
     await watch.loop;
+    if (watch.sub !== undefined) await dropSubscriber(watch.sub);
   }
 
   /** Proves `role` is alive for `ttlMs`; the key vanishes if no beat follows. */

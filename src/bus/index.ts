@@ -10,6 +10,7 @@ export type { ControlFlags, HaltState, Role } from './flags.js';
 export { MemoryControlFlags } from './memory-control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
+export { dropSubscriber } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';
 export type { StoredOrdersView } from './orders-view.js';
 export { MemoryPullList, PulledPairs, type PullList, type PullState } from './pulled-pairs.js';

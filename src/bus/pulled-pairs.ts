@@ -56,7 +56,8 @@ export class MemoryPullList implements PullList {
  * Pairs an operator pulled (the console's "pull"): the runner quotes nothing for them and cancels
  * what rests, through the normal intent path, until the pair is restored. One Redis hash (pair
  * altname -> JSON) so that any process can pull and every runner sees it; the runner reads a
- * cached copy refreshed by read() each second, so its ticks never wait on Redis.
+ * cached copy refreshed by read(), so its ticks never wait on Redis. pull() and restore() PUBLISH
+ * on changesChannel: a runner reads on the message, and polls only as the fallback.
  *
  * A field that does not parse counts as pulled: something meant to stop quoting must not be
  * ignored because it is garbled.
@@ -69,6 +70,11 @@ export class PulledPairs implements PullList {
   constructor(redis: Redis, prefix: string) {
     this.#redis = redis;
     this.key = `${prefix}:pulled`;
+  }
+
+  /** Pub/sub channel told of every pull and restore. */
+  get changesChannel(): string {
+    return `${this.key}:changes`;
   }
 
   /** The pairs pulled as last read (or changed by this process). */
@@ -102,6 +108,7 @@ export class PulledPairs implements PullList {
     } catch (err) {
       throw busError(err, this.key, `pulling ${altname}`);
     }
+    if (set === 1) await this.#publish(altname);
     await this.read();
     return set === 1;
   }
@@ -114,8 +121,14 @@ export class PulledPairs implements PullList {
     } catch (err) {
       throw busError(err, this.key, `restoring ${altname}`);
     }
+    if (removed === 1) await this.#publish(altname);
     await this.read();
     return removed === 1;
+  }
+
+  /** Best effort: the hash is written, and a runner that misses the message polls it. */
+  async #publish(altname: string): Promise<void> {
+    await this.#redis.publish(this.changesChannel, altname).catch(() => undefined);
   }
 }
 

@@ -22,6 +22,7 @@ import type { TickReport } from '../runner/runner.js';
 import type { FillEvent } from '../runner/strategy-api.js';
 import type { PnlMetrics } from './pnl-metrics.js';
 import { quotingJson, type QuotingJson } from './quoting.js';
+import { SerialRuns } from './serial-runs.js';
 
 /** What the runner reports under `status:pnl` in Redis, for /status and `makerd status`. */
 export interface PnlReport {
@@ -49,7 +50,10 @@ export interface LivePnlParts {
   readonly flags: Pick<ControlFlags, 'report'>;
   readonly metrics: PnlMetrics;
   readonly clock: Clock;
-  /** How often resting orders and the ratecount are read and the report published. */
+  /**
+   * How often every pair's resting orders and ratecount are read and the report published, as
+   * the fallback to changed() (and to keep the report within its ttl).
+   */
   readonly everyMs: number;
   /** How long a report stays readable without a newer one. */
   readonly reportTtlMs: number;
@@ -76,15 +80,17 @@ interface Book {
 
 /**
  * The runner role's PnL attribution: mids and the strategy's targets from each tick, fills from
- * the tracker, our resting orders and the ratecount read every `everyMs`. Counting starts when
- * the runner starts; what the tracker held then enters at the first mid. A failure here is
- * logged and never reaches the trading path.
+ * the tracker, our resting orders and the ratecount read when changed() says the tracker wrote a
+ * pair, and for every pair every `everyMs`. Counting starts when the runner starts; what the
+ * tracker held then enters at the first mid. A failure here is logged and never reaches the
+ * trading path.
  */
 export class LivePnl {
   readonly sinceMs: number;
   readonly #parts: LivePnlParts;
   readonly #books = new Map<string, Book>();
   readonly #stop = new AbortController();
+  readonly #runs = new SerialRuns();
   readonly #ordersListeners: ((pair: PairInfo, live: readonly TrackedOrder[]) => void)[] = [];
   #loop: Promise<void> | undefined;
   #warned = false;
@@ -156,8 +162,8 @@ export class LivePnl {
   }
 
   /**
-   * Each pair's live orders as read every `everyMs` (a recording daemon writes them down, the
-   * console lists them).
+   * Each pair's live orders as read after a change and every `everyMs` (a recording daemon writes
+   * them down, the console lists them, the snapshot takes them out of the book).
    */
   onOrders(listener: (pair: PairInfo, live: readonly TrackedOrder[]) => void): void {
     this.#ordersListeners.push(listener);
@@ -176,12 +182,32 @@ export class LivePnl {
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#loop;
+    await this.#runs.idle();
   }
 
-  /** Reads resting orders and ratecounts, then publishes the report and sets the gauges. */
-  async refresh(): Promise<void> {
+  /**
+   * The tracker wrote the pair (by id): its orders and ratecount are read and the report
+   * published, after the refreshes already queued. A failure is logged; the next message or the
+   * fallback refresh reads again.
+   */
+  changed(pairId: string): void {
+    const book = this.#books.get(pairId);
+    if (book === undefined || this.#stop.signal.aborted) return;
+    this.#runs
+      .run(pairId, () => this.#refresh([book]))
+      .catch((err: unknown) =>
+        this.#parts.log.warn({ err: errorMessage(err) }, 'PnL refresh failed'),
+      );
+  }
+
+  /** Reads every pair's resting orders and ratecount, then publishes the report and the gauges. */
+  refresh(): Promise<void> {
+    return this.#runs.run('*', () => this.#refresh([...this.#books.values()]));
+  }
+
+  async #refresh(books: readonly Book[]): Promise<void> {
     const { orders, ratecount, clock } = this.#parts;
-    for (const book of this.#books.values()) {
+    for (const book of books) {
       const [live, level] = await Promise.all([
         orders.live(book.pair.id),
         ratecount.level(book.pair.id, clock.now()),

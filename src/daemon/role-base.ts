@@ -9,6 +9,7 @@ import {
   type PairInfo,
 } from '../core/index.js';
 import {
+  REST_COUNTER,
   RedisNonceSource,
   SpotClient,
   nonceKeyFor,
@@ -22,6 +23,12 @@ import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
 import { carryRestLevel } from './rest-level.js';
 import { redisStores, sharedStores, type Stores } from './stores.js';
+
+/**
+ * The halt flag reaches every role through its pub/sub message; this poll is the fallback (a flag
+ * set by hand, a lost message) and how a FLUSHALL is noticed (a restart is noticed on reconnect).
+ */
+const HALT_POLL_MS = 5_000;
 
 export interface RoleBaseParts {
   readonly clock?: Clock;
@@ -113,7 +120,14 @@ export async function openRoleBase(
     opened.push(client);
     if (client.limiter !== undefined) {
       opened.push(
-        await carryRestLevel(redis, credentials.apiKey, client.limiter, clock, parts.log),
+        await carryRestLevel(
+          redis,
+          credentials.apiKey,
+          client.limiter,
+          clock,
+          parts.log,
+          REST_COUNTER[client.tier].decayPerSec,
+        ),
       );
     }
     const pairs = await loadPairs(
@@ -129,7 +143,7 @@ export async function openRoleBase(
       ...(parts.log === undefined ? {} : { log: parts.log }),
     });
     opened.push(stores);
-    await stores.flags.watch(1_000, clock);
+    await stores.flags.watch(HALT_POLL_MS, clock);
     return {
       ...sharedStores(stores),
       clock,

@@ -1,9 +1,21 @@
+import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus, type PullList } from '../bus/index.js';
+import {
+  BEAT_EVERY_MS,
+  BEAT_TTL_MS,
+  PulledPairs,
+  type IntentBus,
+  type PullList,
+} from '../bus/index.js';
 import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
 import type { OwnOrder } from '../core/market.js';
 import { penalty, type SpotClient, type Tier } from '../exchange/index.js';
-import { TERMINAL_STATES, isOurResting, type TrackedOrder } from '../orders/index.js';
+import {
+  RedisOrderTracker,
+  TERMINAL_STATES,
+  isOurResting,
+  type TrackedOrder,
+} from '../orders/index.js';
 import {
   MarketFeed,
   MarketMetrics,
@@ -24,12 +36,19 @@ import { ConsoleReporter } from './console-report.js';
 import { roleBaseFor, type LiveRoleBase, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
+import { RedisEvents } from './redis-events.js';
 import { TrackerFills } from './tracker-fills.js';
 
-/** How often the runner looks for fills the executor recorded. */
-const FILL_CHECK_MS = 1_000;
-/** How often the PnL report (/status, metrics) is refreshed. */
-const PNL_EVERY_MS = 1_000;
+/**
+ * Live, the fills and the PnL report are read when the tracker's message says a pair changed;
+ * this is their fallback poll (a lost message, a subscription down), well within the report's ttl.
+ */
+const SAFETY_EVERY_MS = 5_000;
+/**
+ * A replay polls each second of its manual clock instead: a message arrives at a moment of the
+ * wall clock, which would land fills at different replay times from one run to the next.
+ */
+const REPLAY_EVERY_MS = 1_000;
 
 export interface RunnerRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
@@ -149,7 +168,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       strategies.push({ pair, plugin: made.plugin, context: made.context, state: made.state });
     }
 
-    // Our orders as the executor's tracker held them at LivePnl's last read (each second).
+    // Our orders as the executor's tracker held them at LivePnl's last read (after each change).
     const executorOrders = new Map<string, readonly TrackedOrder[]>();
     // The PnL attribution is built after the feed; the feed asks it at each snapshot.
     const measured: { pnl?: LivePnl } = {};
@@ -178,11 +197,13 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
         );
     });
     const { tracker } = base;
+    const live = base.redis !== undefined;
+    const everyMs = live ? SAFETY_EVERY_MS : REPLAY_EVERY_MS;
     const fills = new TrackerFills({
       tracker,
       pairs,
       clock,
-      everyMs: FILL_CHECK_MS,
+      everyMs,
       log: log.child({ component: 'runner' }),
     });
     const risk = settings.supervisor.risk;
@@ -234,7 +255,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       flags,
       metrics: new PnlMetrics(registry),
       clock,
-      everyMs: PNL_EVERY_MS,
+      everyMs,
       reportTtlMs: BEAT_TTL_MS,
       log: log.child({ component: 'pnl' }),
       ...(parts.replayPnl === undefined ? {} : { replay: parts.replayPnl }),
@@ -244,13 +265,23 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     pnl.onOrders((pair, live) => executorOrders.set(pair.id, live));
     fills.onFill((fill) => pnl.fill(fill));
     runner.onTick((report) => pnl.tick(report));
+    const events =
+      base.redis === undefined || !(tracker instanceof RedisOrderTracker)
+        ? undefined
+        : followTracker(base.redis, settings, { tracker, fills, pnl, log });
     pnl.start();
     // The operator console's view of the runner, and the pairs an operator pulled; a replay
     // has no operator.
     const consoleSide =
-      base.redis === undefined
+      base.redis === undefined || events === undefined
         ? undefined
-        : startConsoleSide({ ...base, redis: base.redis }, settings, pulled, { runner, pnl, log });
+        : startConsoleSide({ ...base, redis: base.redis }, settings, pulled, {
+            runner,
+            pnl,
+            events,
+            log,
+          });
+    await events?.start();
     runner.start();
     feed.start();
     return {
@@ -262,6 +293,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       pnl,
       checkFills: () => fills.check(),
       stop: async () => {
+        await events?.close();
         await consoleSide?.stop();
         await pnl.stop();
         await feed.stop();
@@ -277,14 +309,41 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
 }
 
 /**
+ * The runner's subscriber: a tracker's message names the pair it wrote, whose fills and PnL are
+ * read at once (its fills reach strategies, PnL and metrics without waiting for a poll); once
+ * subscribed, and after each reconnect, every pair is read, since messages sent meanwhile are
+ * lost. Started by the caller, once every channel has its listener.
+ */
+function followTracker(
+  redis: Redis,
+  settings: BotSettings,
+  parts: { tracker: RedisOrderTracker; fills: TrackerFills; pnl: LivePnl; log: Logger },
+): RedisEvents {
+  const { fills, pnl, log } = parts;
+  const events = new RedisEvents(redis, `${settings.redis.prefix}:runner-events`);
+  // The fills first, so that the report published after the change counts them.
+  events.on(parts.tracker.changesChannel, (pairId) => {
+    void fills.changed(pairId).then(() => pnl.changed(pairId));
+  });
+  events.onResync(() => {
+    fills
+      .check()
+      .then(() => pnl.refresh())
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'reading after a reconnect'));
+  });
+  return events;
+}
+
+/**
  * The runner's part in the operator console: its report each second (book, our orders, data
- * ages, the hour's chart points) and a read of the pulled pairs each second.
+ * ages, the hour's chart points), and the pairs an operator pulled, read on the pull's message
+ * (and every SAFETY_EVERY_MS as the fallback).
  */
 function startConsoleSide(
   base: LiveRoleBase,
   settings: BotSettings,
   pulled: PullList,
-  parts: { runner: Runner; pnl: LivePnl; log: Logger },
+  parts: { runner: Runner; pnl: LivePnl; events: RedisEvents; log: Logger },
 ): { stop(): Promise<void> } {
   const log = parts.log.child({ component: 'console' });
   const reporter = new ConsoleReporter({
@@ -299,15 +358,20 @@ function startConsoleSide(
   parts.runner.onTick((report) => reporter.tick(report));
   parts.pnl.onOrders((pair, live) => reporter.orders(pair, live));
   reporter.start();
+  const failed = (err: unknown): void =>
+    log.warn({ err: errorMessage(err) }, 'reading the pulled pairs failed');
+  const read = (): void => void pulled.read().catch(failed);
+  if (pulled instanceof PulledPairs) parts.events.on(pulled.changesChannel, read);
+  parts.events.onResync(read);
   const stop = new AbortController();
   const reading = every(
     base.clock,
-    1_000,
+    SAFETY_EVERY_MS,
     stop.signal,
     async () => {
       await pulled.read();
     },
-    (err) => log.warn({ err: errorMessage(err) }, 'reading the pulled pairs failed'),
+    failed,
   );
   return {
     stop: async () => {

@@ -49,6 +49,8 @@ export interface RedisStoresOptions {
   readonly log?: Log;
   /** The bus to use instead of a RedisIntentBus on `redis` (the replay's direct wake-ups). */
   readonly bus?: IntentBus;
+  /** Whether the halt flag follows its pub/sub messages (default) or only its poll (a replay). */
+  readonly subscribe?: boolean;
 }
 
 export function redisStores(o: RedisStoresOptions): Stores {
@@ -57,6 +59,7 @@ export function redisStores(o: RedisStoresOptions): Stores {
     connection: o.redis,
     prefix: o.prefix,
     clock: o.clock,
+    ...(o.subscribe === undefined ? {} : { subscribe: o.subscribe }),
     onStateLost: ({ haltRestored }) =>
       o.log?.warn(
         { haltRestored, prefix: o.prefix },

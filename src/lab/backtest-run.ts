@@ -213,6 +213,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
           tier: settings.exchange.tier,
           clock,
           bus: new ReplayBus({ connection: redis, prefix, clock }),
+          // Polled on the replay's clock only: its flag changes are its own.
+          subscribe: false,
         });
   const registry = new Registry();
   const events = new RecordedEvents({

@@ -53,6 +53,10 @@ import {
  *   position:${pair}          string JSON Position
  *   tracked-pairs             set    pairs with a live record or a position
  *
+ * Every write also PUBLISHes the pair's id on `${prefix}:orders:changes` (changesChannel), in its
+ * transaction: readers in any process (the runner's fills and PnL) read on a message instead of
+ * polling.
+ *
  * Writes are optimistic transactions: WATCH the keys the write depends on (and the fence key),
  * read them, compute in JS with decimal.js, then MULTI/EXEC; EXEC answering null means another
  * writer got in between, so the whole step is read and computed again. WATCH belongs to a
@@ -123,6 +127,11 @@ export class RedisOrderTracker implements OrderTracker {
 
   get prefix(): string {
     return this.#prefix;
+  }
+
+  /** Pub/sub channel told the pair id of every write (orders, fills, position). */
+  get changesChannel(): string {
+    return `${this.#prefix}:orders:changes`;
   }
 
   liveKey(pair: string): string {
@@ -342,6 +351,7 @@ export class RedisOrderTracker implements OrderTracker {
         writes.push((m) => {
           if (terminal > 0) this.#trimHistory(m, p);
           this.#trackPair(m, p, stored.size > 0 || hasPosition);
+          m.publish(this.changesChannel, p);
         });
       });
       return {
@@ -433,6 +443,7 @@ export class RedisOrderTracker implements OrderTracker {
             m.hset(key, field, json);
           }
           this.#trackPair(m, pair, liveAfter > 0 || hasPosition);
+          m.publish(this.changesChannel, pair);
         },
       };
     });
@@ -510,6 +521,7 @@ export class RedisOrderTracker implements OrderTracker {
           m.set(positionKey, encodePosition(settled));
           for (const [index, entry] of updates) m.lset(key, index, encodeOrder(entry));
           this.#trackPair(m, pair, true);
+          m.publish(this.changesChannel, pair);
         },
       };
     });

@@ -29,6 +29,60 @@ void describe('RedisControlFlags', () => {
     await admin.quit();
   });
 
+  void it('current() is halted until read, then follows another instance at once', async () => {
+    assert.equal(flags.current().halted, true, 'fails closed before the first read');
+    const clock = new ManualClock(0);
+    await flags.watch(60_000, clock);
+    assert.deepEqual(flags.current(), { halted: false });
+
+    // Through the subscription: the clock stays at 0, far from the minute's poll.
+    await other.halt('exchange maintenance', 'supervisor', 5);
+    await waitFor(() => flags.current().halted, 'the watcher to see the halt');
+    assert.deepEqual(flags.current(), {
+      halted: true,
+      reason: 'exchange maintenance',
+      by: 'supervisor',
+      sinceMs: 5,
+    });
+    await other.resume();
+    await waitFor(() => !flags.current().halted, 'the watcher to see the resume');
+    assert.equal(clock.now(), 0);
+
+    await flags.unwatch();
+    assert.equal(clock.pending, 0, 'no sleeper left behind');
+  });
+
+  void it('the poll catches a flag set without a message', async () => {
+    const clock = new ManualClock(0);
+    await flags.watch(5_000, clock);
+    // By hand, as in redis-cli: no PUBLISH.
+    await admin.set(`${prefix}:control:halt`, JSON.stringify({ reason: 'r', by: 'b', sinceMs: 1 }));
+    await waitFor(() => clock.pending === 1, 'the watcher to sleep');
+    await clock.advance(5_000);
+    await waitFor(() => flags.current().halted, 'the poll to see the halt');
+    assert.equal(flags.current().reason, 'r');
+  });
+
+  void it('after its subscriber reconnects, the watcher reads what changed meanwhile', async () => {
+    const clock = new ManualClock(0);
+    await flags.watch(60_000, clock);
+    const name = `${prefix}:control-watch`;
+    const subscriberId = async (): Promise<string | undefined> => {
+      const list = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+      return list
+        .split('\n')
+        .find((line) => line.includes(` name=${name} `))
+        ?.match(/^id=(\d+)/)?.[1];
+    };
+    const id = await subscriberId();
+    assert.ok(id !== undefined, 'the subscriber is named in CLIENT LIST');
+    await admin.set(`${prefix}:control:halt`, JSON.stringify({ reason: 'r', by: 'b', sinceMs: 1 }));
+    await admin.call('CLIENT', 'KILL', 'ID', id);
+    await waitFor(() => flags.current().halted, 'the read after the reconnect');
+    assert.equal(clock.now(), 0);
+    assert.notEqual(await subscriberId(), id, 'a new connection');
+  });
+
   void it('unwatch leaves no timer armed', async () => {
     const before = timers();
     await flags.watch(20, systemClock);

@@ -44,6 +44,15 @@ const trackerError = (code: TrackerError['code'], key?: string) => (err: unknown
   return true;
 };
 
+/** Polls `check` in real time: for messages another connection receives. */
+async function waitUntil(check: () => boolean): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /**
  * What only the Redis tracker has: its layout, transactions racing between connections, values in
  * Redis it did not write, and Redis away. What every tracker does is in test/stores.
@@ -177,6 +186,25 @@ void describe('RedisOrderTracker', () => {
       assert.equal(position.quote, '-1000.2');
       assert.equal(position.fills, steps);
     });
+  });
+
+  void it('tells subscribers the pair of every write, and of no read', async () => {
+    const sub = redis.duplicate();
+    closers.push(() => sub.quit());
+    const heard: string[] = [];
+    sub.on('message', (_channel: string, pair: string) => heard.push(pair));
+    await sub.subscribe(tracker.changesChannel);
+    const a = order();
+    await tracker.put([a, order({ userref: 2, txid: 'T2', pair: ETH })]);
+    await tracker.applyView(executed(a, '0.004', '200', '0.32', 'canceled'), 2_000);
+    await tracker.live(PAIR);
+    await tracker.position(PAIR);
+    await tracker.settle([executed(a, '0.006', '300', '0.48', 'canceled')], 3_000);
+    // A view that changes nothing writes nothing.
+    await tracker.applyView(executed(a, '0.004', '200', '0.32', 'canceled'), 4_000);
+    await tracker.put(order({ userref: 3, txid: 'T3' }));
+    await waitUntil(() => heard.length >= 5);
+    assert.deepEqual(heard, [PAIR, ETH, PAIR, PAIR, PAIR]);
   });
 
   void describe('failures', () => {

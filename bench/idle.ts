@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:idle`: what `makerd run` costs while it waits between its polls: CPU time of the
+ * process and Redis commands a second, by command.
+ *
+ * Starts a Redis of its own (redis-server from PATH: INFO commandstats then counts makerd only),
+ * `makerd sim` (config/sim.yaml, background market on) and `makerd run` on config/paper.yaml cut
+ * to N pairs, through bin/makerd.js on the compiled dist/ (refused when stale: `npm run build`).
+ * After `--settle` seconds it samples over `--seconds`: the process's CPU time (utime + stime from
+ * /proc/<pid>/stat), INFO commandstats deltas (every call, a Lua script's own calls included) and
+ * a MONITOR connection that splits client commands from script calls and names the key shapes.
+ *
+ * Flags: --market still|moving (default still: the simulator's book stands, so the bot only polls;
+ * moving: config/sim.yaml's background flow, so it requotes and trades too),
+ * --poll-every S (each market poll of the runner at least S seconds apart: what is left is the
+ * bot's own timers and the supervisor's and executor's), --pairs N (1-3, default 2), --seconds S (default 60), --settle S (default 20),
+ * --profile DIR (node --cpu-prof into DIR), --keys (client commands by key shape too).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { parse, stringify } from 'yaml';
+import { errorMessage } from '../src/core/index.js';
+import { commandStats, minus, monitorCommands, type CommandCounts } from './idle/redis-counts.js';
+import { summariseProfile } from './idle/profile.js';
+import { startRedisServer } from './idle/redis-server.js';
+import { SIM_CONFIG, untilReady, writePaperConfig } from './soak/paper-config.js';
+import { startMakerd, startSim } from './soak/processes.js';
+import { printHeader } from './support/run.js';
+
+/** Pair names as makerd keys them (ids and altnames), replaced in the key shapes. */
+const PAIR_NAMES = ['XXBTZUSD', 'XETHZUSD', 'XETHXXBT', 'XBTUSD', 'ETHUSD', 'ETHXBT'];
+
+interface Args {
+  readonly pairs: number;
+  readonly seconds: number;
+  readonly settle: number;
+  readonly profile: string | undefined;
+  readonly keys: boolean;
+  /** `still`: the simulator's background makers hold their orders and no taker trades. */
+  readonly market: 'moving' | 'still';
+  /** Every market poll of the runner stretched to at least this many seconds (0: as configured). */
+  readonly pollEvery: number;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args = {
+    pairs: 2,
+    seconds: 60,
+    settle: 20,
+    'poll-every': 0,
+    profile: undefined as string | undefined,
+  };
+  let keys = false;
+  let market: Args['market'] = 'still';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--keys') {
+      keys = true;
+      continue;
+    }
+    const value = argv[++i];
+    if (flag === '--market') {
+      if (value !== 'moving' && value !== 'still') {
+        throw new Error(`--market: moving or still, got ${value}`);
+      }
+      market = value;
+      continue;
+    }
+    if (flag === '--profile' && value !== undefined) {
+      args.profile = value;
+      continue;
+    }
+    const n = Number(value);
+    const name = flag?.replace(/^--/, '');
+    if (name !== 'pairs' && name !== 'seconds' && name !== 'settle' && name !== 'poll-every') {
+      throw new Error(
+        `usage: bench:idle [--market still|moving] [--poll-every S] [--pairs 1-3] [--seconds S] [--settle S] [--profile DIR] [--keys] (got ${flag})`,
+      );
+    }
+    if (!(n >= 0)) throw new Error(`--${name}: must be a number, got ${value}`);
+    args[name] = n;
+  }
+  if (!Number.isInteger(args.pairs) || args.pairs < 1 || args.pairs > 3) {
+    throw new Error('--pairs: 1, 2 or 3');
+  }
+  if (!(args.seconds > 0)) throw new Error('--seconds: must be above 0');
+  const { 'poll-every': pollEvery, ...rest } = args;
+  return { ...rest, pollEvery, keys, market };
+}
+
+const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** User plus system CPU time of `pid`, seconds. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces), from the third: utime is the 14th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+}
+
+/**
+ * config/sim.yaml, the background market moving (as shipped) or still: its book stands, so the
+ * strategies keep their quotes and what makerd does is its polls and its own timers.
+ */
+async function writeSimConfig(dir: string, market: Args['market']): Promise<string> {
+  const config = parse(await readFile(SIM_CONFIG, 'utf8')) as {
+    background: Record<string, unknown> & { makers: Record<string, unknown> };
+  };
+  if (market === 'still') {
+    config.background.volatility_per_sec = 0;
+    config.background.takers_per_sec = 0;
+    config.background.makers.cancels_per_sec = 0;
+  }
+  const file = join(dir, 'sim.yaml');
+  await writeFile(file, stringify(config));
+  return file;
+}
+
+const sum = (m: CommandCounts) => [...m.values()].reduce((a, b) => a + b, 0);
+const perSec = (n: number, s: number) => (n / s).toFixed(2);
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  printHeader('idle');
+  const dir = await mkdtemp(join(tmpdir(), 'makerd-idle-'));
+  const prefix = `makerd-idle-${process.pid}`;
+  const redis = await startRedisServer();
+  const simConfig = await writeSimConfig(dir, args.market);
+  const sim = await startSim(simConfig);
+  const info = new Redis(redis.url);
+  const watcher = new Redis(redis.url);
+  try {
+    const { file, metricsUrl } = await writePaperConfig({
+      dir,
+      simUrl: sim.url,
+      redisUrl: redis.url,
+      pairs: args.pairs,
+      prefix,
+      simConfig,
+      ...(args.pollEvery > 0 ? { pollEveryMs: args.pollEvery * 1000 } : {}),
+    });
+    const logFile = join(dir, 'makerd.log');
+    const nodeArgs =
+      args.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.profile}`];
+    const makerd = startMakerd(file, logFile, nodeArgs);
+    let window: [number, number] | undefined;
+    console.log(
+      `${args.pairs} pairs, ${args.market} market` +
+        `${args.pollEvery > 0 ? `, market polls every ${args.pollEvery} s or more` : ''}; settle ${args.settle} s, sample ${args.seconds} s; ` +
+        `simulator pid ${sim.pid}, makerd pid ${makerd.pid}, log ${logFile}`,
+    );
+    try {
+      await untilReady(metricsUrl, makerd.exited);
+      const stale = makerd.stale();
+      if (stale !== undefined) throw new Error(`${stale}\nrun \`npm run build\` first`);
+      await new Promise((r) => setTimeout(r, args.settle * 1000));
+      const monitored = await monitorCommands(watcher, prefix, PAIR_NAMES);
+      const statsBefore = await commandStats(info);
+      const cpuBefore = await cpuSeconds(makerd.pid);
+      const t0 = process.hrtime.bigint();
+      await new Promise((r) => setTimeout(r, args.seconds * 1000));
+      const cpuAfter = await cpuSeconds(makerd.pid);
+      const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+      const statsAfter = await commandStats(info);
+      await monitored.stop();
+      const stats = minus(statsAfter, statsBefore);
+      stats.delete('info');
+      stats.delete('monitor');
+      report({ args, elapsed, cpu: cpuAfter - cpuBefore, stats, monitored });
+      window = [Number(t0 / 1000n), Number(t0 / 1000n) + elapsed * 1e6];
+    } finally {
+      const code = await makerd.stop();
+      if (code !== 0) console.error(`makerd exited with code ${code} (log: ${logFile})`);
+    }
+    if (args.profile !== undefined && window !== undefined) {
+      console.log('');
+      console.log(summariseProfile(args.profile, ...window).join('\n'));
+    }
+  } finally {
+    info.disconnect();
+    watcher.disconnect();
+    await sim.stop();
+    await redis.stop();
+  }
+}
+
+function report(r: {
+  args: Args;
+  elapsed: number;
+  cpu: number;
+  stats: CommandCounts;
+  monitored: { client: CommandCounts; lua: CommandCounts; byKey: CommandCounts };
+}): void {
+  const { elapsed, stats, monitored } = r;
+  const rows: [string, string][] = [
+    ['window', `${elapsed.toFixed(1)} s`],
+    [
+      'makerd CPU',
+      `${(r.cpu * 1000).toFixed(0)} ms = ${((r.cpu / elapsed) * 100).toFixed(2)} % of a core`,
+    ],
+    ['Redis commands/s sent', perSec(sum(monitored.client), elapsed)],
+    ['Redis commands/s with scripts’ calls', perSec(sum(stats), elapsed)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  console.log('');
+  for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+  console.log('');
+  console.log(
+    `${'command'.padEnd(24)}${'sent/s'.padStart(9)}${'in scripts/s'.padStart(14)}${'all/s'.padStart(9)}`,
+  );
+  const names = [...stats.keys()].sort((a, b) => (stats.get(b) ?? 0) - (stats.get(a) ?? 0));
+  for (const name of names) {
+    const sent = monitored.client.get(name) ?? 0;
+    const lua = monitored.lua.get(name) ?? 0;
+    console.log(
+      `${name.padEnd(24)}${perSec(sent, elapsed).padStart(9)}${perSec(lua, elapsed).padStart(14)}` +
+        `${perSec(stats.get(name) ?? 0, elapsed).padStart(9)}`,
+    );
+  }
+  if (!r.args.keys) return;
+  console.log('');
+  console.log(`${'sent: command and key shape'.padEnd(60)}${'/s'.padStart(8)}`);
+  const byKey = [...monitored.byKey].sort((a, b) => b[1] - a[1]);
+  for (const [k, n] of byKey)
+    console.log(`${k.slice(0, 59).padEnd(60)}${perSec(n, elapsed).padStart(8)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:idle: ${errorMessage(err)}`);
+  process.exitCode = 1;
+});
