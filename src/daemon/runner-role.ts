@@ -44,11 +44,6 @@ import { TrackerFills } from './tracker-fills.js';
  * this is their fallback poll (a lost message, a subscription down), well within the report's ttl.
  */
 const SAFETY_EVERY_MS = 5_000;
-/**
- * A replay polls each second of its manual clock instead: a message arrives at a moment of the
- * wall clock, which would land fills at different replay times from one run to the next.
- */
-const REPLAY_EVERY_MS = 1_000;
 
 export interface RunnerRoleParts extends RoleBaseParts {
   readonly settings: BotSettings;
@@ -197,8 +192,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
         );
     });
     const { tracker } = base;
-    const live = base.redis !== undefined;
-    const everyMs = live ? SAFETY_EVERY_MS : REPLAY_EVERY_MS;
+    const everyMs = SAFETY_EVERY_MS;
     const fills = new TrackerFills({
       tracker,
       pairs,
@@ -265,10 +259,16 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     pnl.onOrders((pair, live) => executorOrders.set(pair.id, live));
     fills.onFill((fill) => pnl.fill(fill));
     runner.onTick((report) => pnl.tick(report));
+    // Live, another process's writes come as pub/sub messages; in a replay (one process, no
+    // subscription: a message would come on the wall clock) the tracker tells its own writes.
     const events =
       base.redis === undefined || !(tracker instanceof RedisOrderTracker)
         ? undefined
         : followTracker(base.redis, settings, { tracker, fills, pnl, log });
+    const unlisten =
+      events === undefined
+        ? tracker.onChange((pairId) => void fills.changed(pairId).then(() => pnl.changed(pairId)))
+        : undefined;
     pnl.start();
     // The operator console's view of the runner, and the pairs an operator pulled; a replay
     // has no operator.
@@ -293,6 +293,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       pnl,
       checkFills: () => fills.check(),
       stop: async () => {
+        unlisten?.();
         await events?.close();
         await consoleSide?.stop();
         await pnl.stop();

@@ -4,6 +4,7 @@ import { TrackerError } from './errors.js';
 import type { Fence, OrderTracker } from './order-tracker.js';
 import { applyFill, deriveFill, emptyPosition } from './position.js';
 import {
+  ChangeListeners,
   DEFAULT_FILLS_LIMIT,
   DEFAULT_HISTORY_LIMIT,
   checkAtMs,
@@ -58,6 +59,7 @@ export class MemoryOrderTracker implements OrderTracker {
   readonly #historyLimit: number;
   readonly #fillsLimit: number;
   readonly #trip: RoundTrip;
+  readonly #changes = new ChangeListeners();
 
   constructor(options: MemoryOrderTrackerOptions) {
     this.#fenceHolder = options.fenceHolder;
@@ -151,7 +153,7 @@ export class MemoryOrderTracker implements OrderTracker {
       if (isTerminal(record)) this.#retire(book, record);
       else book.live.set(record.userref, record);
     }
-    return;
+    for (const pair of new Set(checked.map((o) => o.pair))) this.#changes.tell(pair);
   }
 
   async applyView(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
@@ -180,6 +182,7 @@ export class MemoryOrderTracker implements OrderTracker {
     if (fill !== undefined) this.#addFill(book, fill);
     if (isTerminal(record)) this.#retire(book, record);
     else book.live.set(record.userref, record);
+    this.#changes.tell(given.pair);
     return fill;
   }
 
@@ -209,7 +212,12 @@ export class MemoryOrderTracker implements OrderTracker {
       fills.push(fill);
       book.history[index] = settledEntry(stored, view, timeOf(view));
     }
+    if (fills.length > 0) this.#changes.tell(pair);
     return fills;
+  }
+
+  onChange(listener: (pair: string) => void): () => void {
+    return this.#changes.listen(listener);
   }
 
   close(): Promise<void> {

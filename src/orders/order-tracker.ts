@@ -44,5 +44,11 @@ export interface OrderTracker extends OrderReader {
     atMs: number | ((view: TrackedOrder) => number),
     fence?: Fence,
   ): Promise<Fill[]>;
+  /**
+   * Told the pair after each write this tracker object committed (in this process: the replay's
+   * runner learns of the executor's fills this way; across processes the Redis tracker's pub/sub
+   * channel tells). Returns the unsubscribe.
+   */
+  onChange(listener: (pair: string) => void): () => void;
   close(): Promise<void>;
 }

@@ -26,6 +26,7 @@ import { TrackerError, trackerError } from './errors.js';
 import type { Fence, OrderTracker } from './order-tracker.js';
 import { applyFill, deriveFill, emptyPosition } from './position.js';
 import {
+  ChangeListeners,
   DEFAULT_FILLS_LIMIT,
   DEFAULT_HISTORY_LIMIT,
   checkAtMs,
@@ -87,6 +88,8 @@ const MAX_ATTEMPTS = 10;
 interface Plan<T> {
   readonly result: T;
   readonly write?: (multi: ChainableCommander) => void;
+  /** The pairs the write changes, told to onChange() listeners once it is committed. */
+  readonly changed?: readonly string[];
 }
 
 /** What a transaction reads under its watch, and the key each command reads (for errors). */
@@ -117,6 +120,7 @@ export class RedisOrderTracker implements OrderTracker {
   /** Transactions share one connection, so they run one after the other. */
   #chain: Promise<unknown> = Promise.resolve();
   #closing: Promise<void> | undefined;
+  readonly #changes = new ChangeListeners();
 
   constructor(options: RedisOrderTrackerOptions) {
     this.#redis = options.redis;
@@ -127,6 +131,10 @@ export class RedisOrderTracker implements OrderTracker {
 
   get prefix(): string {
     return this.#prefix;
+  }
+
+  onChange(listener: (pair: string) => void): () => void {
+    return this.#changes.listen(listener);
   }
 
   /** Pub/sub channel told the pair id of every write (orders, fills, position). */
@@ -356,6 +364,7 @@ export class RedisOrderTracker implements OrderTracker {
       });
       return {
         result: undefined,
+        changed: pairs,
         write: (m) => {
           for (const write of writes) write(m);
         },
@@ -429,6 +438,7 @@ export class RedisOrderTracker implements OrderTracker {
       const hasPosition = positionJson !== null || position !== undefined;
       return {
         result: fill,
+        changed: [pair],
         write: (m) => {
           if (fill !== undefined && position !== undefined) {
             const fillsKey = this.fillsKey(pair);
@@ -514,6 +524,7 @@ export class RedisOrderTracker implements OrderTracker {
       const settled = position;
       return {
         result: fills,
+        changed: [pair],
         write: (m) => {
           const fillsKey = this.fillsKey(pair);
           for (const fill of fills) m.lpush(fillsKey, encodeFill(fill));
@@ -640,6 +651,7 @@ export class RedisOrderTracker implements OrderTracker {
           }
           const failed = results.find(([error]) => error !== null)?.[0];
           if (failed !== undefined && failed !== null) throw failed;
+          for (const pair of planned.changed ?? []) this.#changes.tell(pair);
           return planned.result;
         } catch (err) {
           if (watching) await conn.unwatch().catch(() => undefined);

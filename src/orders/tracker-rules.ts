@@ -109,3 +109,17 @@ export function settledEntry(stored: TrackedOrder, view: TrackedOrder, atMs: num
     updatedAtMs: atMs,
   };
 }
+
+/** The onChange() listeners of one tracker object. */
+export class ChangeListeners {
+  readonly #listeners = new Set<(pair: string) => void>();
+
+  listen(listener: (pair: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  tell(pair: string): void {
+    for (const listener of this.#listeners) listener(pair);
+  }
+}
