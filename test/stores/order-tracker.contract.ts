@@ -87,6 +87,27 @@ export function orderTrackerContract(
     });
 
     void describe('records', () => {
+      void it('tells its onChange listeners the pair of each write it committed, of no read', async () => {
+        const heard: string[] = [];
+        const unlisten = tracker.onChange((pair) => heard.push(pair));
+        const a = order();
+        await tracker.put([a, order({ userref: 2, txid: 'T2', pair: ETH })]);
+        assert.deepEqual(heard, [PAIR, ETH], 'told once per pair of a put');
+        await tracker.applyView(executed(a, '0.004', '200', '0.32', 'canceled'), 2_000);
+        await tracker.live(PAIR);
+        await tracker.position(PAIR);
+        await tracker.fills(PAIR);
+        // A view that changes nothing writes nothing.
+        await tracker.applyView(executed(a, '0.004', '200', '0.32', 'canceled'), 3_000);
+        await tracker.settle([executed(a, '0.006', '300', '0.48', 'canceled')], 4_000);
+        // A settle that adds nothing writes nothing.
+        await tracker.settle([executed(a, '0.006', '300', '0.48', 'canceled')], 5_000);
+        assert.deepEqual(heard, [PAIR, ETH, PAIR, PAIR]);
+        unlisten();
+        await tracker.put(order({ userref: 3, txid: 'T3' }));
+        assert.equal(heard.length, 4, 'not told after unsubscribing');
+      });
+
       void it('put, live, get and byTxid round-trip; live is sorted by slot then userref', async () => {
         const ask = order({ userref: 3, txid: 'T3', slot: 'ask:0', side: 'sell' });
         const bid1 = order({ userref: 2, txid: 'T2', slot: 'bid:1' });
