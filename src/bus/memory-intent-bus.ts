@@ -1,4 +1,4 @@
-import { NO_ROUND_TRIP, type OrderIntent, type RoundTrip } from '../core/index.js';
+import { NO_ROUND_TRIP, promised, type OrderIntent, type RoundTrip } from '../core/index.js';
 import type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick } from './bus.js';
 import { DirectWakes } from './direct-wakes.js';
 import {
@@ -28,8 +28,12 @@ export class MemoryIntentBus implements IntentBus {
     this.#trip = roundTrip;
   }
 
+  /**
+   * The register is written and the pairs woken at once, the answer comes a round trip later: as
+   * on Redis, where the job add goes out beside the script and a woken step's first read queues
+   * behind the script's write.
+   */
   async publish(intents: readonly UnpublishedIntent[]): Promise<PublishResult> {
-    await this.#trip(1);
     const checked = checkPublishInput(intents);
     const byPair: Record<string, { published: number; coalesced: number }> = {};
     const published = checked.map((intent) => {
@@ -45,6 +49,7 @@ export class MemoryIntentBus implements IntentBus {
       return entry;
     });
     for (const pair of Object.keys(byPair)) this.#wakes.wake(pair);
+    await this.#trip(1);
     return {
       published,
       coalesced: Object.values(byPair).reduce((sum, p) => sum + p.coalesced, 0),
@@ -52,11 +57,14 @@ export class MemoryIntentBus implements IntentBus {
     };
   }
 
-  async enqueue(pair: string): Promise<void> {
-    await this.#trip(1);
-    checkPair(pair, 'pair');
-    this.#wakes.wake(pair);
+  /** A wake-up is direct (no queue to add a job to): the step starts at once. */
+  enqueue(pair: string): Promise<void> {
+    return promised(() => {
+      checkPair(pair, 'pair');
+      this.#wakes.wake(pair);
+    });
   }
+
 
   async takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
     await this.#trip(1);
@@ -126,14 +134,14 @@ export class MemoryIntentBus implements IntentBus {
     return this.#wakes.consume(pair, step, options);
   }
 
-  async pause(pair: string): Promise<void> {
-    await this.#trip(1);
+  pause(pair: string): Promise<void> {
     this.#wakes.pause(pair);
+    return Promise.resolve();
   }
 
-  async resume(pair: string): Promise<void> {
-    await this.#trip(1);
+  resume(pair: string): Promise<void> {
     this.#wakes.resume(pair);
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

@@ -110,7 +110,7 @@ export function memoryStores(
   clock: Clock,
   roundTrip: RoundTrip = NO_ROUND_TRIP,
 ): Stores {
-  const leases = new MemoryLeases(prefix, clock);
+  const leases = new MemoryLeases(prefix, clock, roundTrip);
   return {
     tracker: new MemoryOrderTracker({ fenceHolder: (key) => leases.holder(key), roundTrip }),
     ratecount: new MemoryRatecountStore(MATCHING_ENGINE[tier], roundTrip),

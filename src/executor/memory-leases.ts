@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../core/index.js';
+import { NO_ROUND_TRIP, type Clock, type RoundTrip } from '../core/index.js';
 import { PairLease, type Lease, type Leases } from './lease.js';
 
 /**
@@ -11,18 +11,22 @@ export class MemoryLeases implements Leases {
   readonly #prefix: string;
   readonly #clock: Clock;
   readonly #held = new Map<string, { token: string; untilMs: number }>();
+  /** Each lease call answers after one round trip, as its Redis command or script does. */
+  readonly trip: RoundTrip;
 
-  constructor(prefix: string, clock: Clock) {
+  constructor(prefix: string, clock: Clock, roundTrip: RoundTrip = NO_ROUND_TRIP) {
     this.#prefix = prefix;
     this.#clock = clock;
+    this.trip = roundTrip;
   }
 
   lease(pair: string, owner: string, ttlMs: number): Lease {
     return new MemoryLease(this, PairLease.keyFor(this.#prefix, pair), owner, ttlMs, this.#clock);
   }
 
-  taken(pair: string): Promise<boolean> {
-    return Promise.resolve(this.holder(PairLease.keyFor(this.#prefix, pair)) !== undefined);
+  async taken(pair: string): Promise<boolean> {
+    await this.trip(1);
+    return this.holder(PairLease.keyFor(this.#prefix, pair)) !== undefined;
   }
 
   /** The token under `key` while it has not expired. */
@@ -79,25 +83,28 @@ class MemoryLease implements Lease {
     return this.#clock.now() < this.#validUntilMs;
   }
 
-  tryAcquire(): Promise<boolean> {
+  async tryAcquire(): Promise<boolean> {
+    await this.#leases.trip(1);
     const ok = this.#leases.setIfFree(this.key, this.token, this.#ttlMs);
     if (ok) this.#validUntilMs = this.#clock.now() + (this.#ttlMs * 2) / 3;
-    return Promise.resolve(ok);
+    return ok;
   }
 
-  renew(): Promise<boolean> {
+  async renew(): Promise<boolean> {
+    await this.#leases.trip(1);
     const ok = this.#leases.extend(this.key, this.token, this.#ttlMs);
     this.#validUntilMs = ok ? this.#clock.now() + (this.#ttlMs * 2) / 3 : 0;
-    return Promise.resolve(ok);
+    return ok;
   }
 
-  release(): Promise<void> {
+  async release(): Promise<void> {
     this.#validUntilMs = 0;
+    await this.#leases.trip(1);
     this.#leases.drop(this.key, this.token);
-    return Promise.resolve();
   }
 
-  owner(): Promise<string | undefined> {
-    return Promise.resolve(this.#leases.holder(this.key)?.split('#')[0]);
+  async owner(): Promise<string | undefined> {
+    await this.#leases.trip(1);
+    return this.#leases.holder(this.key)?.split('#')[0];
   }
 }

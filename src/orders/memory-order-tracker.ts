@@ -60,6 +60,7 @@ export class MemoryOrderTracker implements OrderTracker {
   readonly #fillsLimit: number;
   readonly #trip: RoundTrip;
   readonly #changes = new ChangeListeners();
+  #writes: Promise<unknown> = Promise.resolve();
 
   constructor(options: MemoryOrderTrackerOptions) {
     this.#fenceHolder = options.fenceHolder;
@@ -139,7 +140,7 @@ export class MemoryOrderTracker implements OrderTracker {
   }
 
   async put(orders: TrackedOrder | readonly TrackedOrder[], fence?: Fence): Promise<void> {
-    await this.#trip(2);
+    await this.#writeTurn();
     const list: readonly unknown[] = Array.isArray(orders) ? orders : [orders];
     const checked = list.map((order, i) =>
       checkOrder(order, Array.isArray(orders) ? `orders[${i}]` : 'order'),
@@ -157,7 +158,7 @@ export class MemoryOrderTracker implements OrderTracker {
   }
 
   async applyView(view: TrackedOrder, atMs: number, fence?: Fence): Promise<Fill | undefined> {
-    await this.#trip(2);
+    await this.#writeTurn();
     const given = checkOrder(view, 'view');
     checkAtMs(atMs);
     checkFence(fence);
@@ -191,7 +192,7 @@ export class MemoryOrderTracker implements OrderTracker {
     atMs: number | ((view: TrackedOrder) => number),
     fence?: Fence,
   ): Promise<Fill[]> {
-    await this.#trip(2);
+    await this.#writeTurn();
     const given = views.map((v, i) => checkOrder(v, `views[${i}]`));
     const timeOf = typeof atMs === 'number' ? () => atMs : atMs;
     checkFence(fence);
@@ -222,6 +223,16 @@ export class MemoryOrderTracker implements OrderTracker {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /**
+   * A write's turn: after the writes before it, then its two round trips (as the Redis tracker's
+   * transactions run one after the other on their connection, each a read and a write).
+   */
+  #writeTurn(): Promise<void> {
+    const turn = this.#writes.then(() => this.#trip(2));
+    this.#writes = turn.catch(() => undefined);
+    return turn;
   }
 
   #book(pair: string): PairBook {
