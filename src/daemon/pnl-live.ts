@@ -40,6 +40,12 @@ const ADVERSE_WINDOW = 50;
 
 /** Name of the runner's PnL report among the roles' status reports. */
 export const PNL_REPORT = 'pnl';
+/**
+ * A change of orders only (a requote) publishes the report at most this often; a fill publishes
+ * it at once. Every tracker write is a change, several a second while quoting, and the report is
+ * every pair's summary as JSON: built at each it was the replay's largest share of PnL time.
+ */
+const ORDERS_REPORT_EVERY_MS = 1_000;
 
 export interface LivePnlParts {
   readonly pairs: readonly PairInfo[];
@@ -91,6 +97,9 @@ export class LivePnl {
   readonly #books = new Map<string, Book>();
   readonly #stop = new AbortController();
   readonly #runs = new SerialRuns();
+  /** A fill came since the report was last published: the next refresh publishes it. */
+  #fillsUnreported = false;
+  #reportedAtMs = -Infinity;
   readonly #ordersListeners: ((pair: PairInfo, live: readonly TrackedOrder[]) => void)[] = [];
   #loop: Promise<void> | undefined;
   #warned = false;
@@ -146,6 +155,7 @@ export class LivePnl {
   }
 
   fill(fill: FillEvent): void {
+    this.#fillsUnreported = true;
     this.#guard(() => {
       const book = this.#books.get(fill.pair);
       // A base fee (only on adopted orders: makerd asks for quote fees) is valued at the price.
@@ -194,7 +204,7 @@ export class LivePnl {
     const book = this.#books.get(pairId);
     if (book === undefined || this.#stop.signal.aborted) return;
     this.#runs
-      .run(pairId, () => this.#refresh([book]))
+      .run(pairId, () => this.#refresh([book], false))
       .catch((err: unknown) =>
         this.#parts.log.warn({ err: errorMessage(err) }, 'PnL refresh failed'),
       );
@@ -202,10 +212,10 @@ export class LivePnl {
 
   /** Reads every pair's resting orders and ratecount, then publishes the report and the gauges. */
   refresh(): Promise<void> {
-    return this.#runs.run('*', () => this.#refresh([...this.#books.values()]));
+    return this.#runs.run('*', () => this.#refresh([...this.#books.values()], true));
   }
 
-  async #refresh(books: readonly Book[]): Promise<void> {
+  async #refresh(books: readonly Book[], publish: boolean): Promise<void> {
     const { orders, ratecount, clock } = this.#parts;
     for (const book of books) {
       const [live, level] = await Promise.all([
@@ -218,6 +228,12 @@ export class LivePnl {
       book.pnl.quotes(now, book.resting, book.target);
       book.pnl.ratecount(now, level.level, ratecount.limits.max);
     }
+    const now = clock.now();
+    if (!publish && !this.#fillsUnreported && now - this.#reportedAtMs < ORDERS_REPORT_EVERY_MS) {
+      return;
+    }
+    this.#fillsUnreported = false;
+    this.#reportedAtMs = now;
     const report = this.report();
     for (const [pair, summary] of Object.entries(report.pairs)) {
       this.#parts.metrics.observe(pair, summary);
