@@ -1,7 +1,7 @@
 import { NO_ROUND_TRIP, type RoundTrip } from '../core/index.js';
 import type { MatchingEngineLimits } from '../exchange/limits/index.js';
 import { FIT_EPSILON, msUntilFits } from '../exchange/limits/index.js';
-import type { RatecountReading, RatecountStore } from './ratecount-store.js';
+import { RatecountOps, type RatecountOp, type RatecountReading } from './ratecount-store.js';
 
 /** Six decimals, as the Redis script stores and answers levels (string.format('%.6f')). */
 const six = (v: number): number => Number(v.toFixed(6));
@@ -11,43 +11,24 @@ const six = (v: number): number => Number(v.toFixed(6));
  * step (decay applied when read, levels kept to six decimals), so both stores reach the same
  * levels from the same calls (test/stores).
  */
-export class MemoryRatecountStore implements RatecountStore {
+export class MemoryRatecountStore extends RatecountOps {
   readonly limits: MatchingEngineLimits;
   readonly #state = new Map<string, { count: number; at: number }>();
   readonly #trip: RoundTrip;
 
   /** Each call answers after one round trip (`roundTrip`), as the Redis script's. */
   constructor(limits: MatchingEngineLimits, roundTrip: RoundTrip = NO_ROUND_TRIP) {
+    super();
     this.limits = limits;
     this.#trip = roundTrip;
   }
 
-  level(pair: string, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, 0, this.limits.max, 'read');
-  }
-
-  reserve(pair: string, points: number, limit: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, points, limit, 'reserve');
-  }
-
-  add(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, points, this.limits.max, 'add');
-  }
-
-  fill(pair: string, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, 0, this.limits.max, 'fill');
-  }
-
-  refund(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, -points, this.limits.max, 'add');
-  }
-
-  async #run(
+  protected async run(
     pair: string,
     nowMs: number,
     points: number,
     limit: number,
-    op: 'read' | 'reserve' | 'add' | 'fill',
+    op: RatecountOp,
   ): Promise<RatecountReading> {
     await this.#trip(1);
     const now = Math.floor(nowMs);

@@ -72,13 +72,48 @@ export interface RatecountStore {
   refund(pair: string, points: number, nowMs: number): Promise<RatecountReading>;
 }
 
+export type RatecountOp = 'read' | 'reserve' | 'add' | 'fill';
+
+/** The five operations as one primitive, `run`, which each store implements. */
+export abstract class RatecountOps implements RatecountStore {
+  abstract readonly limits: MatchingEngineLimits;
+
+  protected abstract run(
+    pair: string,
+    nowMs: number,
+    points: number,
+    limit: number,
+    op: RatecountOp,
+  ): Promise<RatecountReading>;
+
+  level(pair: string, nowMs: number): Promise<RatecountReading> {
+    return this.run(pair, nowMs, 0, this.limits.max, 'read');
+  }
+
+  reserve(pair: string, points: number, limit: number, nowMs: number): Promise<RatecountReading> {
+    return this.run(pair, nowMs, points, limit, 'reserve');
+  }
+
+  add(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
+    return this.run(pair, nowMs, points, this.limits.max, 'add');
+  }
+
+  fill(pair: string, nowMs: number): Promise<RatecountReading> {
+    return this.run(pair, nowMs, 0, this.limits.max, 'fill');
+  }
+
+  refund(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
+    return this.run(pair, nowMs, -points, this.limits.max, 'add');
+  }
+}
+
 /**
  * The mirror is shared through Redis; each store also keeps the last level it read or wrote per
  * pair. If Redis loses the key (restarted empty) while this process runs, the model goes on from
  * that level, decayed, instead of from zero: the exchange's counter did not restart, and a model
  * below it earns `EOrder:Rate limit exceeded` (issue #32 item 5).
  */
-export class RedisRatecountStore implements RatecountStore {
+export class RedisRatecountStore extends RatecountOps {
   readonly #redis: Redis;
   readonly #base: string;
   readonly #onSeeded: ((pair: string, level: number) => void) | undefined;
@@ -95,6 +130,7 @@ export class RedisRatecountStore implements RatecountStore {
     limits: MatchingEngineLimits,
     onSeeded?: (pair: string, level: number) => void,
   ) {
+    super();
     this.#redis = redis;
     this.#base = base;
     this.limits = limits;
@@ -105,36 +141,12 @@ export class RedisRatecountStore implements RatecountStore {
     return `${this.#base}:${pair}`;
   }
 
-  level(pair: string, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, 0, this.limits.max, 'read');
-  }
-
-  /** Takes `points` if the level stays within `limit` (max − headroom); else says how long to wait. */
-  reserve(pair: string, points: number, limit: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, points, limit, 'reserve');
-  }
-
-  /** Adds points whatever the level: those the exchange charges anyway (batch cancels, CancelAll). */
-  add(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, points, this.limits.max, 'add');
-  }
-
-  /** The exchange said the ratecount is over: assume it is at least full. */
-  fill(pair: string, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, 0, this.limits.max, 'fill');
-  }
-
-  /** Gives back points reserved for a call that was refused before the engine or never sent. */
-  refund(pair: string, points: number, nowMs: number): Promise<RatecountReading> {
-    return this.#run(pair, nowMs, -points, this.limits.max, 'add');
-  }
-
-  async #run(
+  protected async run(
     pair: string,
     nowMs: number,
     points: number,
     limit: number,
-    op: 'read' | 'reserve' | 'add' | 'fill',
+    op: RatecountOp,
   ): Promise<RatecountReading> {
     const key = this.key(pair);
     let reply: unknown;
