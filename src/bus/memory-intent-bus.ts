@@ -65,7 +65,6 @@ export class MemoryIntentBus implements IntentBus {
     });
   }
 
-
   async takeSlots(pair: string, picks: readonly SlotPick[]): Promise<OrderIntent[]> {
     await this.#trip(1);
     checkPair(pair, 'pair');

@@ -3,7 +3,7 @@ import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
 import { dataProblems, fillLine } from '../lab/backtest-report.js';
-import { RecordingReader } from '../recording/index.js';
+import { RecordingReader, readImportSummary, type ImportSummary } from '../recording/index.js';
 import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
 import {
   quoteTotals,
@@ -290,6 +290,7 @@ export async function backtestToFolder(
   }).finally(() => fillsFile.close());
   terminal.clear();
   const problems: DataProblem[] = [...dataProblems(reader.problems), ...result.watched.problems];
+  const imported = readImportSummary(data);
   const report: BacktestReport = {
     makerd_report: 1,
     strategy: result.strategy,
@@ -301,6 +302,7 @@ export async function backtestToFolder(
       wallMs: result.wallMs,
       problems,
       strategyErrors: result.reports.reduce((n, p) => n + p.summary.strategy.errors, 0),
+      ...(imported === undefined ? {} : { imported }),
     },
     pairs: result.reports,
     totals: quoteTotals(result.reports),
@@ -321,6 +323,7 @@ export async function backtestToFolder(
   if (problems.length > 0) {
     io.out.write(`${problems.length} problem(s) in the recording, listed in the report\n`);
   }
+  if (imported !== undefined) io.out.write(importedLine(imported));
   const files = await writeReport(outDir, report);
   // The engine's side of the run, for whoever tunes the replay: not part of the report.
   const { reports: _reports, ...engine } = result;
@@ -362,6 +365,18 @@ class Progress {
       this.#err.write(`backtest: ${text}\n`);
     }
   }
+}
+
+/** One line on what the import of the recording changed to fit the pair (DIR/import.json). */
+function importedLine(i: ImportSummary): string {
+  const f = i.fit;
+  return (
+    `imported from ${i.source} (${i.exchange} ${i.symbol} as ${i.pair}): ${i.bookUpdates} book ` +
+    `changes, ${i.tradesWritten} trades; fitted to the pair: ${f.offTick} prices off the tick, ` +
+    `${f.crossed} crossed levels, ${f.lotRounded} volumes rounded to the lot; left out: ` +
+    `${f.beforeBook} rows before the first snapshot, ${f.tradesSideUnknown + f.tradesBelowLot} ` +
+    `trades\n`
+  );
 }
 
 function stamp(d: Date): string {

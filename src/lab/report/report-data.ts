@@ -1,4 +1,5 @@
 import type { DecimalString } from '../../core/index.js';
+import type { ImportSummary } from '../../recording/index.js';
 
 /**
  * What a backtest hands to writeReport: plain JSON, written as report.json unchanged. Money in the
@@ -41,6 +42,8 @@ export interface RunSummary {
   readonly problems: readonly DataProblem[];
   /** Ticks whose strategy quote() threw, all pairs (each pair's in its summary). */
   readonly strategyErrors: number;
+  /** When the recording was imported (`makerd import`): what was read and changed to fit. */
+  readonly imported?: ImportSummary;
 }
 
 export interface QuoteTotal {

@@ -60,10 +60,20 @@ void describe('an imported Tardis file, backtested', () => {
     const config = join(dir, 'xbt.yaml');
     writeFileSync(config, paperConfigText({ pair: 'XBTUSD' }).text);
     const outDir = join(dir, 'report');
+    const printed = sink();
     const result = await runBacktestCommand(
       { data: rec, config, out: outDir },
-      { out: sink(), err: sink() },
+      { out: printed, err: sink() },
     );
+    // What the import changed is in the summary and the report.
+    assert.match(
+      printed.text(),
+      /^imported from tardis \(kraken XBT\/USD as XBTUSD\): \d+ book changes, \d+ trades; fitted/m,
+    );
+    const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as {
+      run: { imported?: { bookUpdates: number } };
+    };
+    assert.equal(report.run.imported?.bookUpdates, result.market.bookUpdates);
     // The engine's book followed every change, not poll answers.
     assert.equal(result.market.depthUpdates, 0);
     assert.ok(result.market.bookUpdates > 500, `${result.market.bookUpdates} book changes`);
