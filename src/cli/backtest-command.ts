@@ -1,29 +1,17 @@
 import { existsSync, statSync } from 'node:fs';
-import { open, writeFile, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { errorMessage, InvalidInputError, MakerdError } from '../core/index.js';
-import { dataProblems, fillLine } from '../lab/backtest-report.js';
-import { RecordingReader, readImportSummary, type ImportSummary } from '../recording/index.js';
+import { resolve } from 'node:path';
+import { InvalidInputError, MakerdError } from '../core/index.js';
+import type { ImportSummary } from '../recording/index.js';
 import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
-import {
-  quoteTotals,
-  writeReport,
-  type BacktestReport,
-  type DataProblem,
-  type Fidelity,
-} from '../lab/report/index.js';
+import type { BacktestReport, Fidelity } from '../lab/report/index.js';
 import { applyOverrides, type RunOverrides } from '../lab/sweep/index.js';
 import { parseQueueRule } from '../market/index.js';
 import { createLogger } from '../obs/index.js';
-import {
-  recordedName,
-  runBacktest,
-  type BacktestResult,
-  type StoreKind,
-} from '../lab/backtest-run.js';
-import { formatDuration, LATENCY_FROM, summaryTable } from './backtest-summary.js';
+import type { BacktestResult, StoreKind } from '../lab/backtest-run.js';
+import { formatDuration, summaryTable } from './backtest-summary.js';
 import { LiveTerminal } from './live-terminal.js';
-import { makeOutFolder } from './out-folder.js';
+import { makeOutFolder } from '../lab/make-out-folder.js';
+import { runToFolder, type FolderResult } from '../lab/backtest-folder.js';
 import { findRedis } from './redis-finder.js';
 import { builtInStrategies, loadSettings } from './role-command.js';
 
@@ -65,47 +53,7 @@ export interface BacktestRequest {
   readonly signal?: AbortSignal;
 }
 
-export interface BacktestCommandResult extends BacktestResult {
-  readonly report: BacktestReport;
-  readonly files: { readonly html: string; readonly json: string };
-}
-
-/**
- * fills.jsonl in the output folder, opened before the replay (an --out that cannot be written is
- * refused before the run, not after it) and written as fills settle, so memory stays flat.
- */
-async function openFillsFile(
-  outDir: string,
-): Promise<{ write: (line: string) => void; close: () => Promise<void> }> {
-  const path = join(outDir, 'fills.jsonl');
-  let file: FileHandle;
-  await makeOutFolder('--out', outDir);
-  try {
-    file = await open(path, 'w');
-  } catch (err) {
-    throw new InvalidInputError(
-      '--out',
-      `${outDir}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
-    );
-  }
-  const stream = file.createWriteStream();
-  let failed: NodeJS.ErrnoException | undefined;
-  stream.on('error', (err) => (failed ??= err));
-  return {
-    write: (line) => {
-      if (failed === undefined) stream.write(line);
-    },
-    close: async () => {
-      await new Promise<void>((done) => stream.end(done));
-      if (failed !== undefined) {
-        throw new MakerdError(
-          'BACKTEST_OUTPUT',
-          `cannot write ${path}: ${failed.code ?? failed.message}`,
-        );
-      }
-    },
-  };
-}
+export type BacktestCommandResult = FolderResult;
 
 /** Without a terminal, a progress line this often (wall time). */
 const PROGRESS_LINE_MS = 5_000;
@@ -224,38 +172,18 @@ function verdict(report: BacktestReport, maxProblems: number): void {
   }
 }
 
-/** A replay from `fromMs` reads from the start of its hour, for the pair rules asked then. */
-const HOUR_MS = 3_600_000;
-
 /** Runs one backtest and writes its report, fills and engine figures into `req.outDir`. */
 export async function backtestToFolder(
   req: BacktestRequest,
   io: CommandIo,
 ): Promise<BacktestCommandResult> {
   const loaded = loadSettings(req.config);
-  const configFile = loaded.file;
-  const dir = loaded.dir;
   const overridden = applyOverrides(loaded.settings, req.overrides ?? {});
   const settings =
     req.redisUrl === undefined
       ? overridden
       : { ...overridden, redis: { ...overridden.redis, url: req.redisUrl } };
-  const { fromMs, toMs } = req;
-  const latencyMs = req.overrides?.latencyMs;
-  const fees = req.overrides?.fees;
-  const data = resolve(req.data);
-  const outDir = resolve(req.outDir);
-  const reader = new RecordingReader(data);
-  const present = reader.pairs();
-  if (present.length === 0) {
-    throw new InvalidInputError(
-      '--data',
-      `${data} holds no recording (no pair folder of .jsonl.gz files)`,
-    );
-  }
-  const pairs = settings.pairs.map((p, i) => recordedName(p.pair, i, present));
   const terminal = new LiveTerminal(io.err);
-  reader.onProblem((p) => terminal.logStream.write(`backtest: ${p.message}\n`));
   // Log lines carry the replay's time once its clock exists (the wall's before: loading).
   let now = (): number => Date.now();
   const log = createLogger({
@@ -265,71 +193,45 @@ export async function backtestToFolder(
     now: () => now(),
   });
   const progress = new Progress(terminal, io.err);
-  const fillsFile = await openFillsFile(outDir);
-  const result = await runBacktest({
-    ...(req.stores === undefined ? {} : { stores: req.stores }),
-    settings,
-    configDir: dir,
-    rows: () =>
-      reader.rows({
-        pairs,
-        ...(fromMs === undefined ? {} : { fromMs: Math.floor(fromMs / HOUR_MS) * HOUR_MS }),
-        ...(toMs === undefined ? {} : { toMs }),
-      }),
-    ...(fromMs === undefined ? {} : { fromMs }),
-    ...(toMs === undefined ? {} : { toMs }),
-    ...(latencyMs === undefined ? {} : { latencyMs }),
-    ...(fees === undefined ? {} : { fees }),
-    ...(req.signal === undefined ? {} : { signal: req.signal }),
-    log,
-    strategiesDir: builtInStrategies(),
-    onProgress: req.onProgress ?? ((p) => progress.show(p)),
-    onFill: (pair, fill) => fillsFile.write(fillLine(pair, fill)),
-    onClock: (clock) => (now = () => clock.now()),
-    onDataProblem: (p) => terminal.logStream.write(`backtest: ${p.text}\n`),
-  }).finally(() => fillsFile.close());
-  terminal.clear();
-  const problems: DataProblem[] = [...dataProblems(reader.problems), ...result.watched.problems];
-  const imported = readImportSummary(data);
-  const report: BacktestReport = {
-    makerd_report: 1,
-    strategy: result.strategy,
-    run: {
-      dataDir: data,
-      fromMs: result.startMs,
-      toMs: result.endMs,
-      simulatedMs: result.endMs - result.startMs,
-      wallMs: result.wallMs,
-      problems,
-      strategyErrors: result.reports.reduce((n, p) => n + p.summary.strategy.errors, 0),
-      ...(imported === undefined ? {} : { imported }),
-    },
-    pairs: result.reports,
-    totals: quoteTotals(result.reports),
-    halts: result.watched.halts,
-    settings: {
-      config: configFile,
-      latencyMs: result.latencyMs,
-      latencyFrom: LATENCY_FROM[result.latencyFrom],
-      queueRule: result.queueRule,
-      fees: result.fees,
-    },
-    ...(req.fidelity === undefined ? {} : { fidelity: req.fidelity(result) }),
-  };
-  io.out.write(summaryTable(result, report));
+  const latencyMs = req.overrides?.latencyMs;
+  const fees = req.overrides?.fees;
+  let done: FolderResult;
+  try {
+    done = await runToFolder({
+      settings,
+      configFile: loaded.file,
+      configDir: loaded.dir,
+      strategiesDir: builtInStrategies(),
+      data: req.data,
+      outDir: req.outDir,
+      ...(req.fromMs === undefined ? {} : { fromMs: req.fromMs }),
+      ...(req.toMs === undefined ? {} : { toMs: req.toMs }),
+      ...(latencyMs === undefined ? {} : { latencyMs }),
+      ...(fees === undefined ? {} : { fees }),
+      ...(req.stores === undefined ? {} : { stores: req.stores }),
+      ...(req.signal === undefined ? {} : { signal: req.signal }),
+      ...(req.fidelity === undefined ? {} : { fidelity: req.fidelity }),
+      log,
+      onProgress: req.onProgress ?? ((p) => progress.show(p)),
+      onClock: (clock) => (now = () => clock.now()),
+      onProblem: (text) => terminal.logStream.write(`backtest: ${text}\n`),
+    });
+  } finally {
+    terminal.clear();
+  }
+  const { report, imported } = done;
+  io.out.write(summaryTable(done, report));
   if (report.run.strategyErrors > 0) {
     io.out.write(`${report.run.strategyErrors} strategy error(s): ticks whose quote() threw\n`);
   }
-  if (problems.length > 0) {
-    io.out.write(`${problems.length} problem(s) in the recording, listed in the report\n`);
+  if (report.run.problems.length > 0) {
+    io.out.write(
+      `${report.run.problems.length} problem(s) in the recording, listed in the report\n`,
+    );
   }
   if (imported !== undefined) io.out.write(importedLine(imported));
-  const files = await writeReport(outDir, report);
-  // The engine's side of the run, for whoever tunes the replay: not part of the report.
-  const { reports: _reports, ...engine } = result;
-  await writeFile(join(outDir, 'replay.json'), `${JSON.stringify(engine, null, 2)}\n`);
-  io.out.write(`report: ${files.html}\n`);
-  return { ...result, report, files };
+  io.out.write(`report: ${done.files.html}\n`);
+  return done;
 }
 
 /** Progress on stderr: a bar on a terminal, a line every few seconds otherwise. */

@@ -1,4 +1,4 @@
-import type { BacktestResult, LatencySource } from '../lab/backtest-run.js';
+import { LATENCY_FROM, type BacktestResult } from '../lab/backtest-run.js';
 import type { BacktestReport } from '../lab/report/index.js';
 
 /**
@@ -119,12 +119,6 @@ export function summaryTable(r: BacktestResult, report: BacktestReport): string 
   ];
   return `${lines.join('\n')}\n`;
 }
-
-export const LATENCY_FROM: Readonly<Record<LatencySource, string>> = {
-  option: '--latency-ms',
-  recording: "the recording's median round trip",
-  default: 'default: the recording timed no call',
-};
 
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);

@@ -124,6 +124,13 @@ export interface PairResult {
 
 export type LatencySource = 'option' | 'recording' | 'default';
 
+/** Where the latency came from, in words (the report and the summary). */
+export const LATENCY_FROM: Readonly<Record<LatencySource, string>> = {
+  option: '--latency-ms',
+  recording: "the recording's median round trip",
+  default: 'default: the recording timed no call',
+};
+
 /** What the replayed exchange charged a pair at the start (percent), from its ladders. */
 export interface StartFees {
   readonly pair: string;
