@@ -53,7 +53,9 @@ export class BacktestWatch {
   readonly #halts: ReplayHalts;
   readonly #ticks = new StrategyTicks();
   readonly #problems: DataProblem[] = [];
-  #refused = { count: 0, firstMs: 0, lastMs: 0 };
+  /** Refused recorded orders by pair: how many, and when the first and the last were. */
+  readonly #refused = new Map<string, { count: number; firstMs: number; lastMs: number }>();
+  #refusedSeen = 0;
 
   constructor(options: BacktestWatchOptions) {
     this.#o = options;
@@ -75,10 +77,13 @@ export class BacktestWatch {
 
   step(nowMs: number): void {
     this.#halts.check();
-    const refused = this.#o.market.stats.refused;
-    if (refused > this.#refused.count) {
-      if (this.#refused.count === 0) this.#refused.firstMs = nowMs;
-      this.#refused = { ...this.#refused, count: refused, lastMs: nowMs };
+    const { refused, refusedByPair } = this.#o.market.stats;
+    if (refused === this.#refusedSeen) return;
+    this.#refusedSeen = refused;
+    for (const [pair, count] of Object.entries(refusedByPair)) {
+      const seen = this.#refused.get(pair);
+      if (seen === undefined) this.#refused.set(pair, { count, firstMs: nowMs, lastMs: nowMs });
+      else if (count > seen.count) this.#refused.set(pair, { ...seen, count, lastMs: nowMs });
     }
   }
 
@@ -92,15 +97,16 @@ export class BacktestWatch {
   }
 
   result(): WatchedRun {
-    const { count, firstMs, lastMs } = this.#refused;
-    if (count > 0) {
+    for (const [pair, { count, firstMs, lastMs }] of this.#refused) {
       this.#problem({
         kind: 'refused-levels',
+        pair,
         fromMs: firstMs,
         toMs: lastMs,
         text:
-          `${count} recorded order(s) the engine refused (a price off the pair's tick, a volume ` +
-          `below its minimum), ${iso(firstMs)} to ${iso(lastMs)}: the replayed book lacks them`,
+          `${pair}: ${count} recorded order(s) the engine refused (a price off the pair's tick, ` +
+          `a volume below its minimum), ${iso(firstMs)} to ${iso(lastMs)}: the replayed book ` +
+          `lacks them`,
       });
     }
     const { pairs } = this.#o;

@@ -67,6 +67,8 @@ export interface RecordedMarketStats {
   tradeThroughs: number;
   /** Placements the engine refused (a price off the tick grid...): counted, never fatal. */
   refused: number;
+  /** The same, by pair altname. */
+  readonly refusedByPair: Record<string, number>;
 }
 
 /**
@@ -108,6 +110,7 @@ export class RecordedMarket {
     tradesTooSmall: 0,
     tradeThroughs: 0,
     refused: 0,
+    refusedByPair: {},
   };
 
   constructor(ctx: SimContext, rule: QueueRule) {
@@ -451,6 +454,8 @@ export class RecordedMarket {
     } catch (err) {
       if (!(err instanceof SimError)) throw err;
       this.stats.refused += 1;
+      const pair = spec.pair.altname;
+      this.stats.refusedByPair[pair] = (this.stats.refusedByPair[pair] ?? 0) + 1;
       return undefined;
     }
   }

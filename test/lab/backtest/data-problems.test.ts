@@ -66,7 +66,7 @@ describe('backtest: data problems and strategy errors', () => {
       problems.map((p) => [p.kind, p.pair]),
       [
         ['ends-early', 'ETHUSD'],
-        ['refused-levels', undefined],
+        ['refused-levels', 'XBTUSD'],
       ],
     );
     for (const p of problems) {
@@ -76,7 +76,7 @@ describe('backtest: data problems and strategy errors', () => {
       problems[0]?.text ?? '',
       /^ETHUSD: the data ends at .*, 2\.0 min before the run's end/,
     );
-    assert.match(problems[1]?.text ?? '', /^\d+ recorded order\(s\) the engine refused/);
+    assert.match(problems[1]?.text ?? '', /^XBTUSD: \d+ recorded order\(s\) the engine refused/);
     assert.match(out.text(), /^2 problem\(s\) in the recording, listed in the report$/m);
 
     // Accepted with --max-data-problems 2: the same report, exit 0.
