@@ -37,6 +37,8 @@ export async function makeOutFolder(
       await mkdir(folder);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      // Another process (a sweep's other worker) made it meanwhile: a folder is what we wanted.
+      if (code === 'EEXIST' && statSync(folder).isDirectory()) continue;
       throw new InvalidInputError(flag, `${dir}: ${code ?? (err as Error).message}`);
     }
   }
