@@ -3,36 +3,11 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { InvalidInputError } from '../../src/core/index.js';
 import { RedisOrderTracker, TrackerError } from '../../src/orders/index.js';
-import type { OrderState, TrackedOrder } from '../../src/orders/types.js';
 import { REDIS_URL, deleteKeys, freshPrefix } from '../support/redis.js';
-import { trackedOrder } from '../support/tracked-order.js';
+import type { TrackedOrder } from '../../src/orders/types.js';
+import { PAIR, executed, order } from '../stores/order-tracker.contract.js';
 
-const PAIR = 'XXBTZUSD';
 const ETH = 'XETHZUSD';
-
-function order(overrides: Partial<TrackedOrder> = {}): TrackedOrder {
-  return trackedOrder({
-    userref: 1000,
-    txid: 'OABCDE-1',
-    pair: PAIR,
-    price: '50000',
-    volume: '0.01',
-    openedAtMs: 1_000,
-    sentAtMs: 900,
-    deadlineMs: 5_900,
-    updatedAtMs: 1_000,
-    ...overrides,
-  });
-}
-
-/** The view of `base` after `vol` executed for `cost` quote and `fee`. */
-const executed = (
-  base: TrackedOrder,
-  vol: string,
-  cost: string,
-  fee: string,
-  state: OrderState = 'partially-filled',
-): TrackedOrder => ({ ...base, volumeExecuted: vol, cost, fee, state });
 
 const trackerError = (code: TrackerError['code'], key?: string) => (err: unknown) => {
   assert.ok(err instanceof TrackerError, `expected a TrackerError, got ${String(err)}`);
