@@ -16,7 +16,9 @@ import {
   type CredentialsInput,
   type Transport,
 } from '../exchange/index.js';
+import type { PulledPairs } from '../bus/index.js';
 import { ratecountKeyFor } from '../executor/index.js';
+import type { RedisOrderTracker } from '../orders/index.js';
 import { Recorder } from '../recording/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
@@ -146,6 +148,8 @@ export async function openRoleBase(
     await stores.flags.watch(HALT_POLL_MS, clock);
     return {
       ...sharedStores(stores),
+      tracker: stores.tracker,
+      pulled: stores.pulled,
       clock,
       redis,
       client,
@@ -189,9 +193,19 @@ async function connectRedis(url: string): Promise<Redis> {
   }
 }
 
-/** A base opened on Redis (every process of `makerd run` and its roles). */
+/** A base opened on Redis (every process of `makerd run` and its roles), with its Redis stores. */
 export interface LiveRoleBase extends RoleBase {
   readonly redis: Redis;
+  readonly tracker: RedisOrderTracker;
+  readonly pulled: PulledPairs;
+}
+
+/**
+ * Whether the base is openRoleBase's: only it has a Redis, and its stores are the Redis ones (a
+ * replay's base has none, whichever stores it runs on).
+ */
+export function isLive(base: RoleBase): base is LiveRoleBase {
+  return base.redis !== undefined;
 }
 
 /** The given base (left open: its opener closes it), or one of the role's own (closed by release). */

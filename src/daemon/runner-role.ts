@@ -1,20 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import {
-  BEAT_EVERY_MS,
-  BEAT_TTL_MS,
-  PulledPairs,
-  type IntentBus,
-  type PullList,
-} from '../bus/index.js';
+import { BEAT_EVERY_MS, BEAT_TTL_MS, type IntentBus } from '../bus/index.js';
 import { dec, errorMessage, every, parseSlotKey, parseWithSchema } from '../core/index.js';
 import type { OwnOrder } from '../core/market.js';
 import { penalty, type SpotClient, type Tier } from '../exchange/index.js';
 import {
-  RedisOrderTracker,
   TERMINAL_STATES,
   isOurResting,
   type TrackedOrder,
+  type RedisOrderTracker,
 } from '../orders/index.js';
 import {
   MarketFeed,
@@ -33,10 +27,16 @@ import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js'
 import { pairLimits, quotesBreach } from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
 import { ConsoleReporter } from './console-report.js';
-import { roleBaseFor, type LiveRoleBase, type RoleBase, type RoleBaseParts } from './role-base.js';
 import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
 import { RedisEvents } from './redis-events.js';
+import {
+  isLive,
+  roleBaseFor,
+  type LiveRoleBase,
+  type RoleBase,
+  type RoleBaseParts,
+} from './role-base.js';
 import { TrackerFills } from './tracker-fills.js';
 
 /**
@@ -261,10 +261,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     runner.onTick((report) => pnl.tick(report));
     // Live, another process's writes come as pub/sub messages; in a replay (one process, no
     // subscription: a message would come on the wall clock) the tracker tells its own writes.
-    const events =
-      base.redis === undefined || !(tracker instanceof RedisOrderTracker)
-        ? undefined
-        : followTracker(base.redis, settings, { tracker, fills, pnl, log });
+    const events = isLive(base)
+      ? followTracker(base.redis, settings, { tracker: base.tracker, fills, pnl, log })
+      : undefined;
     const unlisten =
       events === undefined
         ? tracker.onChange((pairId) => void fills.changed(pairId).then(() => pnl.changed(pairId)))
@@ -273,9 +272,9 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
     // The operator console's view of the runner, and the pairs an operator pulled; a replay
     // has no operator.
     const consoleSide =
-      base.redis === undefined || events === undefined
+      !isLive(base) || events === undefined
         ? undefined
-        : startConsoleSide({ ...base, redis: base.redis }, settings, pulled, {
+        : startConsoleSide(base, settings, {
             runner,
             pnl,
             events,
@@ -343,9 +342,9 @@ function followTracker(
 function startConsoleSide(
   base: LiveRoleBase,
   settings: BotSettings,
-  pulled: PullList,
   parts: { runner: Runner; pnl: LivePnl; events: RedisEvents; log: Logger },
 ): { stop(): Promise<void> } {
+  const { pulled } = base;
   const log = parts.log.child({ component: 'console' });
   const reporter = new ConsoleReporter({
     pairs: base.pairs,
@@ -362,7 +361,7 @@ function startConsoleSide(
   const failed = (err: unknown): void =>
     log.warn({ err: errorMessage(err) }, 'reading the pulled pairs failed');
   const read = (): void => void pulled.read().catch(failed);
-  if (pulled instanceof PulledPairs) parts.events.on(pulled.changesChannel, read);
+  parts.events.on(pulled.changesChannel, read);
   parts.events.onResync(read);
   const stop = new AbortController();
   const reading = every(

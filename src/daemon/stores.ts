@@ -39,6 +39,12 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/** The live stores, by their Redis types (their pub/sub channels are Redis's). */
+export interface RedisStores extends Stores {
+  readonly tracker: RedisOrderTracker;
+  readonly pulled: PulledPairs;
+}
+
 export interface RedisStoresOptions {
   readonly redis: Redis;
   readonly prefix: string;
@@ -53,7 +59,7 @@ export interface RedisStoresOptions {
   readonly subscribe?: boolean;
 }
 
-export function redisStores(o: RedisStoresOptions): Stores {
+export function redisStores(o: RedisStoresOptions): RedisStores {
   const tracker = new RedisOrderTracker({ redis: o.redis, prefix: o.prefix });
   const flags = new RedisControlFlags({
     connection: o.redis,
