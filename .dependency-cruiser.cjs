@@ -31,8 +31,9 @@ const allowed = {
     'daemon',
     'recording',
   ],
-  // The assembled deployment: everything below cli; the replay (src/lab) assembles the daemon,
-  // never the other way round.
+  // The assembled deployment: everything below the console and cli; the replay (src/lab)
+  // assembles the daemon, never the other way round. A process's HTTP endpoint is the console's:
+  // cli hands it to runRoles (daemon/run-roles.ts, HttpDoor), so the daemon never imports it.
   daemon: [
     'core',
     'exchange',
@@ -49,6 +50,9 @@ const allowed = {
     // The page's data contract: types only, so the runner's report and the page agree.
     'console/state',
   ],
+  // The operator's HTTP side: each process's endpoint (status, control, the console's stream) and
+  // the client of `--http` commands. Only cli imports it (the daemon only its page's data
+  // contract, console/state.ts).
   console: ['core', 'obs', 'daemon', 'orders', 'bus', 'safety'],
 };
 

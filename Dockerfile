@@ -55,10 +55,11 @@ COPY config ./config
 # No src/: bin/makerd.js then runs the compiled dist/src/cli/main.js without comparing it with
 # sources, and the built-in strategies are found beside it, compiled, in dist/strategies. No tsx
 # or esbuild either: they are dev dependencies, which the deps stage leaves out.
-RUN mkdir -p /etc/makerd /run/makerd \
+RUN mkdir -p /etc/makerd /run/makerd /run/makerd-read \
   && cp config/compose/makerd.paper.yaml /etc/makerd/makerd.yaml \
-  && chown node:node /run/makerd
-# /run/makerd: the HTTP token file (docker-compose.yml's http-token volume takes this owner).
+  && chown node:node /run/makerd /run/makerd-read
+# /run/makerd, /run/makerd-read: the HTTP control and read token files (docker-compose.yml's
+# http-token and read-token volumes take this owner).
 
 USER node
 EXPOSE 9464

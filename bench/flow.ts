@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { deleteKeysUnder } from '../src/bus/redis-keys.js';
-import { freePort } from '../src/cli/free-port.js';
+import { freePort } from '../src/core/free-port.js';
 import { ManualClock, errorMessage } from '../src/core/index.js';
 import {
   createSimContext,

@@ -5,9 +5,10 @@
  * Starts a Redis of its own (redis-server from PATH: INFO commandstats then counts makerd only),
  * `makerd sim` (config/sim.yaml, background market on) and `makerd run` on config/paper.yaml cut
  * to N pairs, through bin/makerd.js on the compiled dist/ (refused when stale: `npm run build`).
- * After `--settle` seconds it samples over `--seconds`: the process's CPU time (utime + stime from
- * /proc/<pid>/stat), INFO commandstats deltas (every call, a Lua script's own calls included) and
- * a MONITOR connection that splits client commands from script calls and names the key shapes.
+ * After `--settle` seconds it samples over `--seconds`: the process's CPU time (utime + stime of
+ * each thread, /proc/<pid>/task/<tid>/stat: the main thread runs makerd's JavaScript, the others
+ * are V8's garbage collector and compilers and libuv's pool), INFO commandstats deltas (every
+ * call, a Lua script's own calls included) and a MONITOR connection that splits client commands from script calls and names the key shapes.
  *
  * Flags: --market still|moving (default still: the simulator's book stands, so the bot only polls;
  * moving: config/sim.yaml's background flow, so it requotes and trades too),
@@ -15,7 +16,6 @@
  * bot's own timers and the supervisor's and executor's), --pairs N (1-3, default 2), --seconds S (default 60), --settle S (default 20),
  * --profile DIR (node --cpu-prof into DIR), --keys (client commands by key shape too).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ import { summariseProfile } from './idle/profile.js';
 import { startRedisServer } from './idle/redis-server.js';
 import { SIM_CONFIG, untilReady, writePaperConfig } from './soak/paper-config.js';
 import { startMakerd, startSim } from './soak/processes.js';
+import { cpuMinus, cpuTimes, type CpuTimes } from './support/process-cpu.js';
 import { printHeader } from './support/run.js';
 
 /** Pair names as makerd keys them (ids and altnames), replaced in the key shapes. */
@@ -90,16 +91,6 @@ function parseArgs(argv: readonly string[]): Args {
   return { ...rest, pollEvery, keys, market };
 }
 
-const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-
-/** User plus system CPU time of `pid`, seconds. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces), from the third: utime is the 14th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-}
-
 /**
  * config/sim.yaml, the background market moving (as shipped) or still: its book stands, so the
  * strategies keep their quotes and what makerd does is its polls and its own timers.
@@ -128,7 +119,11 @@ async function main(): Promise<void> {
   const prefix = `makerd-idle-${process.pid}`;
   const redis = await startRedisServer();
   const simConfig = await writeSimConfig(dir, args.market);
-  const sim = await startSim(simConfig);
+  // A refused start (a stale dist/) must not leave the Redis child holding the bench open.
+  const sim = await startSim(simConfig).catch(async (err: unknown) => {
+    await redis.stop();
+    throw err;
+  });
   const info = new Redis(redis.url);
   const watcher = new Redis(redis.url);
   try {
@@ -158,17 +153,17 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, args.settle * 1000));
       const monitored = await monitorCommands(watcher, prefix, PAIR_NAMES);
       const statsBefore = await commandStats(info);
-      const cpuBefore = await cpuSeconds(makerd.pid);
+      const cpuBefore = await cpuTimes(makerd.pid);
       const t0 = process.hrtime.bigint();
       await new Promise((r) => setTimeout(r, args.seconds * 1000));
-      const cpuAfter = await cpuSeconds(makerd.pid);
+      const cpuAfter = await cpuTimes(makerd.pid);
       const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
       const statsAfter = await commandStats(info);
       await monitored.stop();
       const stats = minus(statsAfter, statsBefore);
       stats.delete('info');
       stats.delete('monitor');
-      report({ args, elapsed, cpu: cpuAfter - cpuBefore, stats, monitored });
+      report({ args, elapsed, cpu: cpuMinus(cpuAfter, cpuBefore), stats, monitored });
       window = [Number(t0 / 1000n), Number(t0 / 1000n) + elapsed * 1e6];
     } finally {
       const code = await makerd.stop();
@@ -189,17 +184,18 @@ async function main(): Promise<void> {
 function report(r: {
   args: Args;
   elapsed: number;
-  cpu: number;
+  cpu: CpuTimes;
   stats: CommandCounts;
   monitored: { client: CommandCounts; lua: CommandCounts; byKey: CommandCounts };
 }): void {
-  const { elapsed, stats, monitored } = r;
+  const { elapsed, stats, monitored, cpu } = r;
+  const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
+  const total = cpu.mainUser + cpu.mainSystem + cpu.others;
   const rows: [string, string][] = [
     ['window', `${elapsed.toFixed(1)} s`],
-    [
-      'makerd CPU',
-      `${(r.cpu * 1000).toFixed(0)} ms = ${((r.cpu / elapsed) * 100).toFixed(2)} % of a core`,
-    ],
+    ['makerd CPU', `${ms(total)} = ${((total / elapsed) * 100).toFixed(2)} % of a core`],
+    ['  main thread: user, system', `${ms(cpu.mainUser)}, ${ms(cpu.mainSystem)}`],
+    ['  other threads (GC, compilers, libuv)', ms(cpu.others)],
     ['Redis commands/s sent', perSec(sum(monitored.client), elapsed)],
     ['Redis commands/s with scripts’ calls', perSec(sum(stats), elapsed)],
   ];

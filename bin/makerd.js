@@ -50,6 +50,10 @@ async function chooseMain() {
     if (built) return dist;
   } else {
     const builtAt = built ? mtime(`${root}dist/.built`) : undefined;
+    // The console's page is served from its bundle in dist/console whatever runs the daemon.
+    if (builtAt !== undefined && newest(`${root}console`) > builtAt) {
+      say('dist/console (the operator console) is out of date: `npm run build` refreshes it');
+    }
     if (builtAt !== undefined && INPUTS.every((input) => newest(`${root}${input}`) <= builtAt)) {
       return dist;
     }

@@ -1,11 +1,14 @@
 /**
  * The operator console: the page served by makerd's HTTP endpoint. It opens one stream of events
- * (a `history`, then a `state` each second), draws the deployment and each pair from them, and
- * posts the operator's actions (halt, resume, pull, restore) after a confirmation.
+ * (a `history` and a `state`, then a `patch` of the state each second), draws the deployment and
+ * each pair from them, and posts the operator's actions (halt, resume, pull, restore) after a
+ * confirmation.
  */
 import type { ConsoleHistory, ConsoleSession, ConsoleState } from '../src/console/state.js';
+import { applyStatePatch } from '../src/console/state-patch.js';
 import { HALT, pull, restore, RESUME, type ActionSpec } from './actions.js';
 import { errorText, fetchSession, openStream, post, type ActionResult } from './api.js';
+import { AuditList } from './audit-list.js';
 import { askToken, confirmAction } from './dialogs.js';
 import { el, setAttr, setText } from './dom.js';
 import { EventsList } from './events-list.js';
@@ -22,6 +25,13 @@ let state: ConsoleState | undefined;
 /** When the newest state arrived, on this device's clock. */
 let receivedAt = 0;
 let link: LinkStatus = { kind: 'connecting' };
+/**
+ * A state comes each second: this long without one, the link is taken for lost and the page stops
+ * vouching for what it shows (the stream itself is reopened only after longer silence, stream.ts).
+ * A second's state late by half a second is not a lost link.
+ */
+const QUIET_MS = 1_500;
+let quietTimer = 0;
 
 const series = new Map<string, PairSeries>();
 const cards = new Map<string, PairCard>();
@@ -33,15 +43,23 @@ const bannerButton = el('button', { type: 'button', class: 'act' });
 const banner = el('div', { class: 'banner', role: 'status' }, bannerText, bannerButton);
 const pairsBox = el('section', { class: 'pairs', 'data-field': 'pairs' });
 const events = new EventsList();
+const audit = new AuditList();
 const toast = el('div', { class: 'toast', role: 'status', 'data-field': 'toast' });
 const footer = el('footer', {}, 'Times in UTC. Figures as the daemon last reported them.');
 
+/** Whether the newest state is current: the link is up and a state came within QUIET_MS. */
+function current(): boolean {
+  return link.kind === 'live' && (state === undefined || Date.now() - receivedAt < QUIET_MS);
+}
+
 /**
  * The daemon's clock now: its last state's time plus what has passed here since, so countdowns
- * tick each second and do not depend on this device's clock agreeing with the daemon's.
+ * tick each second and do not depend on this device's clock agreeing with the daemon's. Without a
+ * current state it stays at that state's time: nothing counts down that the page cannot see.
  */
 function daemonNow(): number {
-  return state === undefined ? Date.now() : state.atMs + (Date.now() - receivedAt);
+  if (state === undefined) return Date.now();
+  return current() ? state.atMs + (Date.now() - receivedAt) : state.atMs;
 }
 
 /** Asks for confirmation, then sends the action with the session's CSRF token. */
@@ -87,9 +105,13 @@ function onEvent(event: SseEvent): void {
     if (event.event === 'history') {
       const history = JSON.parse(event.data) as ConsoleHistory;
       for (const p of history.pairs) seriesOf(p.pair).reset(p.points, p.fills);
-    } else if (event.event === 'state') {
-      state = JSON.parse(event.data) as ConsoleState;
+    } else if (event.event === 'state' || event.event === 'patch') {
+      const data: unknown = JSON.parse(event.data);
+      if (event.event === 'patch' && state === undefined) return;
+      state = (event.event === 'state' ? data : applyStatePatch(state, data)) as ConsoleState;
       receivedAt = Date.now();
+      clearTimeout(quietTimer);
+      quietTimer = window.setTimeout(render, QUIET_MS);
       for (const p of state.pairs) {
         const s = seriesOf(p.pair);
         if (p.point !== undefined) s.addPoint(p.point);
@@ -97,6 +119,7 @@ function onEvent(event: SseEvent): void {
       }
       renderPairs(state);
       events.update(state.events);
+      audit.update(state.audit);
       render();
     }
   } catch (err) {
@@ -134,29 +157,37 @@ function renderPairs(s: ConsoleState): void {
 /** The parts that change with the clock as well as with each state: header and link banner. */
 function render(): void {
   const now = daemonNow();
-  header.update(state, now, session !== undefined);
+  const live = current();
+  header.update(state, now, session !== undefined, live);
   if (state !== undefined) {
     document.title = `${state.halt.halted ? 'HALTED · ' : ''}${state.instance} · makerd`;
     document.body.dataset.ready = 'true';
   }
-  const live = link.kind === 'live';
-  document.body.dataset.link = link.kind;
+  const quiet = link.kind === 'live' && !live;
+  document.body.dataset.link = quiet ? 'quiet' : link.kind;
   setText(
     linkBadge,
     live
       ? 'live'
-      : link.kind === 'unauthorized'
-        ? 'token needed'
-        : link.kind === 'connecting'
-          ? 'connecting'
-          : 'reconnecting',
+      : quiet
+        ? 'no update'
+        : link.kind === 'unauthorized'
+          ? 'token needed'
+          : link.kind === 'connecting'
+            ? 'connecting'
+            : 'reconnecting',
   );
   setAttr(linkBadge, 'data-tone', live ? 'ok' : link.kind === 'unauthorized' ? 'bad' : 'warn');
   banner.hidden =
     live || (link.kind === 'connecting' && state === undefined && session === undefined);
   const asOf = state === undefined ? '' : ` Figures below are from ${clockUtc(state.atMs)} UTC.`;
   bannerButton.hidden = link.kind !== 'retrying' && link.kind !== 'unauthorized';
-  if (link.kind === 'retrying') {
+  if (quiet) {
+    setText(
+      bannerText,
+      `No update from makerd for ${formatDuration(Date.now() - receivedAt)}: the link may be lost.${asOf}`,
+    );
+  } else if (link.kind === 'retrying') {
     const wait = Math.max(0, link.atMs - Date.now());
     setText(
       bannerText,
@@ -197,9 +228,10 @@ const stream = new Link(
 
 toast.hidden = true;
 document.body.append(
-  header.element,
-  banner,
-  el('main', {}, pairsBox, events.element),
+  // The halt state, its button and a lost link stay on screen however far the page scrolls.
+  el('div', { class: 'sticky' }, header.element, banner),
+  header.tiles,
+  el('main', {}, pairsBox, audit.element, events.element),
   footer,
   toast,
 );

@@ -43,6 +43,24 @@ export function formatAmount(value: string, minPlaces = 0, significant = 8): str
   return roundDecimal(value, Math.max(minPlaces, places), minPlaces);
 }
 
+/** The exact sum of decimal strings (BigInt, no float); text that is not a plain decimal is skipped. */
+export function sumDecimals(values: readonly string[]): string {
+  const parsed = values
+    .map((v) => DECIMAL.exec(v))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map(([, sign = '', int = '0', frac = '']) => ({ sign, int, frac }));
+  const places = Math.max(0, ...parsed.map((p) => p.frac.length));
+  let total = 0n;
+  for (const { sign, int, frac } of parsed) {
+    const scaled = BigInt(int + frac.padEnd(places, '0'));
+    total += sign === '-' ? -scaled : scaled;
+  }
+  const digits = (total < 0n ? -total : total).toString().padStart(places + 1, '0');
+  const whole = digits.slice(0, digits.length - places);
+  const fraction = digits.slice(digits.length - places);
+  return `${total < 0n ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
 /** -1, 0 or 1: the sign of a decimal string (0 for text that is not one). */
 export function signOf(value: string): -1 | 0 | 1 {
   const m = DECIMAL.exec(value);
@@ -118,11 +136,24 @@ export function windowSpan(startMs: number, endMs: number | undefined, nowMs: nu
 export type Tone = 'ok' | 'warn' | 'bad';
 
 /**
- * A market-data age: warn from 5 s (several missed polls of a source polled each second), bad from
- * 30 s (the supervisor's default stale_after_s, where it halts).
+ * A market-data age against its own source's poll: bad past `staleAfterMs` (where the runner takes
+ * it for stale: market.stale_after_intervals × the poll's interval), warn past two thirds of it
+ * (polls missed), so a 120 s balance poll is fine at 100 s and a 1.5 s Depth poll is not at 4 s.
+ * A runner that does not say: warn from 5 s, bad from 30 s.
  */
-export function ageTone(ms: number): Tone {
-  return ms >= 30_000 ? 'bad' : ms >= 5_000 ? 'warn' : 'ok';
+export function ageTone(ms: number, staleAfterMs?: number): Tone {
+  if (staleAfterMs === undefined) return ms >= 30_000 ? 'bad' : ms >= 5_000 ? 'warn' : 'ok';
+  return ms > staleAfterMs ? 'bad' : ms > (staleAfterMs * 2) / 3 ? 'warn' : 'ok';
+}
+
+/**
+ * The ratecount against the executor's plan: it spends the budget up to `planned` (max less its
+ * headroom) by design, so that is fine; beyond it the headroom is being used (cancels never wait),
+ * and at the max the next order waits or is refused (a refusal sets the model full).
+ */
+export function ratecountTone(level: number, max: number, planned: number | undefined): Tone {
+  if (planned === undefined) return shareTone(share(level, max));
+  return level >= max ? 'bad' : level > planned ? 'warn' : 'ok';
 }
 
 /** Time left on the dead-man timer: below 20 s the heartbeat is late, below 5 s nearly missed. */
@@ -133,6 +164,11 @@ export function deadManTone(msLeft: number): Tone {
 /** How full a counter or limit is (0 to 1, clamped): warn from 70 %, bad from 90 %. */
 export function shareTone(share: number): Tone {
   return share >= 0.9 ? 'bad' : share >= 0.7 ? 'warn' : 'ok';
+}
+
+/** level / max as a share clamped to -1..1, the sign kept: a short position against its limit. */
+export function signedShare(level: number, max: number): number {
+  return Math.sign(level) * share(Math.abs(level), max);
 }
 
 /** level / max as a share clamped to 0..1 (0 when max is not positive). */

@@ -5,10 +5,14 @@ import {
   deadManTone,
   formatCountdown,
   formatDuration,
+  formatAmount,
   formatLevel,
   share,
   shareTone,
+  signOf,
+  sumDecimals,
   windowRelation,
+  withSign,
   windowSpan,
   type Tone,
 } from './format.js';
@@ -17,12 +21,14 @@ import { Meter } from './meter.js';
 const ROLES = ['runner', 'executor', 'supervisor'] as const;
 
 /**
- * The deployment at a glance: instance, halt state (big, coloured), roles alive, the dead-man
- * countdown, the exchange and its next maintenance, risk and the key's REST counter, and the
- * Halt / Resume button.
+ * The deployment at a glance: instance, halt state (big, coloured) and the Halt / Resume button
+ * (`element`, which stays on screen), then tiles: roles alive, the dead-man countdown, the
+ * exchange and its next maintenance, risk, the key's REST counter and the PnL of all pairs.
+ * Without a live link it says what it last knew, greyed, and counts nothing down.
  */
 export class Header {
   readonly element: HTMLElement;
+  readonly tiles: HTMLElement;
   readonly #instance = el('span', { class: 'instance', 'data-field': 'instance' });
   readonly #button = el('button', { type: 'button', class: 'act', 'data-action': 'halt' }, 'Halt…');
   readonly #band = el('div', { class: 'band', 'data-field': 'halt-band' });
@@ -35,6 +41,8 @@ export class Header {
   readonly #maintenanceSpan = el('small', { class: 'sub', 'data-field': 'maintenance-span' });
   readonly #risk = el('dd', { 'data-field': 'risk' });
   readonly #rest = new Meter('REST counter', 'rest');
+  readonly #pnl = el('dd', { 'data-field': 'pnl-all' });
+  readonly #pnlSince = el('small', { class: 'sub', 'data-field': 'pnl-since' });
   #halted = false;
 
   constructor(link: HTMLElement, actions: { halt(): void; resume(): void }) {
@@ -56,6 +64,10 @@ export class Header {
         this.#button,
       ),
       this.#band,
+    );
+    this.tiles = el(
+      'section',
+      { class: 'overview' },
       el(
         'dl',
         { class: 'tiles' },
@@ -70,6 +82,12 @@ export class Header {
           el('dt', {}, 'REST counter'),
           el('dd', {}, this.#rest.element),
         ),
+        el(
+          'div',
+          { class: 'tile' },
+          el('dt', {}, 'PnL, all pairs'),
+          el('dd', {}, this.#pnl, this.#pnlSince),
+        ),
       ),
     );
   }
@@ -79,8 +97,11 @@ export class Header {
     setText(this.#instance, instance);
   }
 
-  /** `canAct`: the page has a session (its CSRF token) to send an action with. */
-  update(state: ConsoleState | undefined, nowMs: number, canAct: boolean): void {
+  /**
+   * `canAct`: the page has a session (its CSRF token) to send an action with. `live`: the state
+   * is current; without it the state is the last known, shown greyed and not counted down.
+   */
+  update(state: ConsoleState | undefined, nowMs: number, canAct: boolean, live: boolean): void {
     this.#button.disabled = !canAct || state === undefined;
     if (state === undefined) {
       setText(this.#haltWord, '…');
@@ -96,9 +117,15 @@ export class Header {
     setAttr(this.#button, 'class', halt.halted ? 'act' : 'act danger');
 
     const posture = supervisor?.posture ?? 'normal';
-    setAttr(this.#band, 'data-tone', halt.halted ? 'bad' : posture === 'normal' ? 'ok' : 'warn');
+    const tone = halt.halted ? 'bad' : posture === 'normal' ? 'ok' : 'warn';
+    setAttr(this.#band, 'data-tone', live ? tone : 'off');
     setText(this.#haltWord, halt.halted ? 'HALTED' : 'RUNNING');
-    setText(this.#haltDetail, halt.halted ? haltDetail(state, nowMs) : runningDetail(state));
+    const detail = halt.halted ? haltDetail(state, nowMs) : runningDetail(state);
+    setText(
+      this.#haltDetail,
+      live ? detail : `last known at ${clockUtc(state.atMs)} UTC, no link since · ${detail}`,
+    );
+    this.#updatePnl(state, nowMs);
 
     replaceIfChanged(this.#roles, ROLES.map((r) => `${r}:${state.roles[r].alive}`).join(), () =>
       ROLES.map((role) =>
@@ -127,7 +154,8 @@ export class Header {
       return;
     }
     const trigger = supervisor.deadManTriggerAtMs;
-    if (trigger === undefined) this.#tone(this.#deadMan, 'not armed', 'off');
+    if (!live) this.#tone(this.#deadMan, 'unknown: no link', 'off');
+    else if (trigger === undefined) this.#tone(this.#deadMan, 'not armed', 'off');
     else if (trigger <= nowMs)
       this.#tone(this.#deadMan, `fired ${formatDuration(nowMs - trigger)} ago`, 'bad');
     else this.#tone(this.#deadMan, formatCountdown(trigger - nowMs), deadManTone(trigger - nowMs));
@@ -162,6 +190,38 @@ export class Header {
       const used = share(rest.level, rest.max);
       this.#rest.set(used, formatLevel(rest.level, rest.max), shareTone(used));
     }
+  }
+
+  /** The PnL of every pair summed per quote currency, and since when it counts. */
+  #updatePnl(state: ConsoleState, nowMs: number): void {
+    const byQuote = new Map<string, string[]>();
+    for (const p of state.pairs) {
+      if (p.pnl !== undefined) byQuote.set(p.quote, [...(byQuote.get(p.quote) ?? []), p.pnl.total]);
+    }
+    const totals = [...byQuote].map(([quote, values]) => ({ quote, total: sumDecimals(values) }));
+    replaceIfChanged(this.#pnl, JSON.stringify(totals), () =>
+      totals.length === 0
+        ? ['no PnL yet']
+        : totals.map(({ quote, total }) =>
+            el(
+              'span',
+              {
+                class: 'amount',
+                'data-quote': quote,
+                'data-sign': String(signOf(total)),
+                title: `${total} ${quote}`,
+              },
+              `${withSign(formatAmount(total, 2, 6))} ${quote}`,
+            ),
+          ),
+    );
+    const since = state.pnlSinceMs;
+    setText(
+      this.#pnlSince,
+      since === undefined
+        ? 'no runner reporting'
+        : `since ${clockUtc(since)} UTC (runner start, ${formatDuration(nowMs - since)})`,
+    );
   }
 
   #tone(node: HTMLElement, text: string, tone: Tone | 'off'): void {

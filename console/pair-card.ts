@@ -8,8 +8,10 @@ import {
   formatDuration,
   formatLevel,
   negate,
+  ratecountTone,
   share,
   shareTone,
+  signedShare,
   signOf,
   spreadBps,
   withSign,
@@ -34,7 +36,7 @@ export class PairCard {
   readonly #ask = figure('ask');
   readonly #spread = figure('spread');
   readonly #orders = el('tbody', { 'data-field': 'orders' });
-  readonly #inventory = new Meter('Base held', 'inventory-base');
+  readonly #inventory = new Meter('Base held', 'inventory-base', 'two');
   readonly #quoteHeld = el('p', { class: 'note', 'data-field': 'inventory-quote' });
   readonly #pnl = el('dl', { class: 'pnl' });
   readonly #pnlUnit = el('span', { class: 'unit' });
@@ -137,15 +139,32 @@ export class PairCard {
       quotingRows(p.quoting),
     );
 
-    const used = share(p.ratecount.level, p.ratecount.max);
-    this.#ratecount.set(used, formatLevel(p.ratecount.level, p.ratecount.max), shareTone(used));
+    const { level, max, planned } = p.ratecount;
+    this.#ratecount.set(
+      share(level, max),
+      formatLevel(level, max),
+      ratecountTone(level, max, planned),
+      planned === undefined
+        ? undefined
+        : {
+            at: share(planned, max),
+            title: `the executor plans up to ${planned}; above it the headroom is in use`,
+          },
+    );
     replaceIfChanged(this.#ages, JSON.stringify(p.dataAges), () =>
       p.dataAges.length === 0
         ? [el('span', { class: 'note' }, 'no market data yet')]
         : p.dataAges.map((a) =>
             el(
               'span',
-              { class: 'chip', 'data-source': a.source, 'data-tone': ageTone(a.ageMs) },
+              {
+                class: 'chip',
+                'data-source': a.source,
+                'data-tone': ageTone(a.ageMs, a.staleAfterMs),
+                ...(a.staleAfterMs === undefined
+                  ? {}
+                  : { title: `stale after ${formatDuration(a.staleAfterMs)}` }),
+              },
               `${a.source} ${formatDuration(a.ageMs)}`,
             ),
           ),
@@ -155,13 +174,15 @@ export class PairCard {
 
   #updateInventory(p: ConsolePair): void {
     const { base, quote, maxBase } = p.inventory;
-    const held = `${formatAmount(base)} ${p.base}`;
+    // A short position (sold more than bought since the state began) is drawn leftwards.
+    const short = signOf(base) < 0 ? ' · short' : '';
+    const held = `${withSign(formatAmount(base)).replace(/^\+/, '')} ${p.base}`;
     if (maxBase === undefined) {
-      this.#inventory.set(0, `${held} · no limit set`, 'ok');
+      this.#inventory.set(0, `${held} · no limit set${short}`, 'ok');
     } else {
-      const used = share(Number(base), Number(maxBase));
-      const text = `${held} / ${formatAmount(maxBase)}`;
-      this.#inventory.set(used, text, shareTone(used));
+      const used = signedShare(Number(base), Number(maxBase));
+      const text = `${held} / ${formatAmount(maxBase)}${short}`;
+      this.#inventory.set(used, text, shareTone(Math.abs(used)));
     }
     setText(this.#quoteHeld, `${formatAmount(quote, 2, 6)} ${p.quote} held`);
   }

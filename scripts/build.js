@@ -19,7 +19,14 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build, transform } from 'esbuild';
+
+// `npx makerd` in a checkout links it into npx's cache and runs this as its `prepare` first, its
+// output hidden: a whole build in silence (30-39 s on a loaded machine), or before `npm ci` a
+// failure that also leaves npx's cache entry broken for every later `npx makerd`. bin/makerd.js
+// checks dist/ itself (it runs the sources through tsx, saying so, or says to run `npm ci`), so
+// there is nothing to build then. (esbuild is imported after this: before `npm ci` it is not there.)
+if (process.env.npm_command === 'exec') process.exit(0);
+const { build, transform } = await import('esbuild');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRedis } from '../src/cli/redis-finder.js';
+import { findRedis } from '../src/daemon/redis-finder.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const given = process.argv.slice(2);

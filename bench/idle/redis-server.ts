@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { freePort } from '../../src/cli/free-port.js';
+import { freePort } from '../../src/core/free-port.js';
 
 export interface OwnRedis {
   readonly url: string;

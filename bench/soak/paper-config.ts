@@ -5,7 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { freePort } from '../../src/cli/free-port.js';
+import { freePort } from '../../src/core/free-port.js';
 import { ROOT } from './processes.js';
 
 export const SIM_CONFIG = join(ROOT, 'config/sim.yaml');

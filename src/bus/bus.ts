@@ -26,7 +26,10 @@ export interface ConsumeOptions {
 
 /** The running consumer of one pair's wake-ups. */
 export interface PairConsumer {
-  /** Stops; `force` abandons a step under way (a lost lease), otherwise it finishes first. */
+  /**
+   * Stops; with `force` (a lost lease) it does not wait for a step under way, otherwise it
+   * finishes first. Either way the step's wake-up ends as done, never held as stalled.
+   */
   close(force: boolean): Promise<void>;
 }
 

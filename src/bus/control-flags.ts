@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InvalidInputError, systemClock, type Clock } from '../core/index.js';
+import {
+  InvalidInputError,
+  errorMessage,
+  sleepToNext,
+  systemClock,
+  type Clock,
+} from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
@@ -46,6 +52,9 @@ interface Epoch {
 export const BEAT_EVERY_MS = 5_000;
 export const BEAT_TTL_MS = 15_000;
 
+/** The changes channel's message for a confirmed CancelAll: this prefix, then its time in ms. */
+const CANCELLED_ALL = 'cancelled-all:';
+
 /**
  * The halt flag every role obeys, and the liveness beats the supervisor checks. The flag is one
  * Redis key so that any process (supervisor, `makerd halt`, another machine) can set it; hot paths
@@ -70,6 +79,7 @@ export class RedisControlFlags implements ControlFlags {
   readonly #subscribes: boolean;
   /** The state epoch the last read saw; undefined before the first. */
   #epoch: Epoch | undefined;
+  readonly #cancelledAllListeners: ((atMs: number) => void)[] = [];
 
   constructor(options: ControlFlagsOptions) {
     this.#prefix = checkPrefix(options.prefix ?? 'makerd', 'prefix');
@@ -117,9 +127,7 @@ export class RedisControlFlags implements ControlFlags {
   async halt(reason: string, by: string, nowMs: number): Promise<boolean> {
     nonEmpty(reason, 'reason');
     nonEmpty(by, 'by');
-    if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
-      throw new InvalidInputError('nowMs', `must be a non-negative integer, got ${nowMs}`);
-    }
+    checkTime(nowMs, 'nowMs');
     const ticket = ++this.#issued;
     const value = JSON.stringify({ reason, by, sinceMs: nowMs });
     let set: string | null;
@@ -138,18 +146,39 @@ export class RedisControlFlags implements ControlFlags {
     return true;
   }
 
-  /** Clears the flag; true when it was set. */
-  async resume(): Promise<boolean> {
+  /**
+   * Clears the flag; returns the halt it cleared (`halted: false`: there was none). GET and DEL go
+   * in one transaction, so the halt reported is the one removed whoever else acts meanwhile.
+   */
+  async resume(): Promise<HaltState> {
     const ticket = ++this.#issued;
-    let removed: number;
+    let got: [Error | null, unknown] | undefined;
     try {
-      removed = await this.#conn.redis.del(this.haltKey);
+      const replies = await this.#conn.redis.multi().get(this.haltKey).del(this.haltKey).exec();
+      got = replies?.[0];
     } catch (err) {
       throw busError(err, this.haltKey, 'clearing the halt flag');
     }
     this.#apply(ticket, { halted: false });
-    if (removed > 0) await this.#publish('resume');
-    return removed > 0;
+    const raw = got?.[1];
+    // A key of another type fails GET (WRONGTYPE) and is deleted all the same.
+    const cleared: HaltState =
+      got?.[0] !== null && got?.[0] !== undefined
+        ? { halted: true, reason: errorMessage(got[0]), by: 'makerd' }
+        : typeof raw === 'string'
+          ? clearedHalt(raw, this.haltKey)
+          : { halted: false };
+    if (cleared.halted) await this.#publish('resume');
+    return cleared;
+  }
+
+  async cancelledAll(atMs: number): Promise<void> {
+    checkTime(atMs, 'atMs');
+    await this.#publish(`${CANCELLED_ALL}${atMs}`);
+  }
+
+  onCancelledAll(listener: (atMs: number) => void): void {
+    this.#cancelledAllListeners.push(listener);
   }
 
   /**
@@ -261,7 +290,7 @@ export class RedisControlFlags implements ControlFlags {
         }
         firstDone();
         try {
-          await clock.sleep(intervalMs, controller.signal);
+          await sleepToNext(clock, intervalMs, controller.signal);
         } catch {
           return;
         }
@@ -285,8 +314,14 @@ export class RedisControlFlags implements ControlFlags {
     });
     const readNow = (): void => void this.read().catch(onError);
     sub.on('error', () => undefined);
-    sub.on('message', (channel: string) => {
-      if (channel === this.changesChannel) readNow();
+    sub.on('message', (channel: string, message: string) => {
+      if (channel !== this.changesChannel) return;
+      if (!message.startsWith(CANCELLED_ALL)) {
+        readNow();
+        return;
+      }
+      const atMs = Number(message.slice(CANCELLED_ALL.length));
+      for (const listener of this.#cancelledAllListeners) listener(atMs);
     });
     sub.on('ready', () => {
       sub.subscribe(this.changesChannel).then(readNow, () => undefined);
@@ -406,6 +441,15 @@ function epochSince(raw: string | null): number {
   }
 }
 
+/** The halt a resume removed; one that did not parse, as read() would have shown it. */
+function clearedHalt(raw: string, key: string): HaltState {
+  try {
+    return parseHalt(raw, key);
+  } catch (err) {
+    return { halted: true, reason: errorMessage(err), by: 'makerd' };
+  }
+}
+
 function parseHalt(raw: string, key: string): HaltState {
   let value: unknown;
   try {
@@ -429,6 +473,12 @@ function parseHalt(raw: string, key: string): HaltState {
     );
   }
   return { halted: true, reason: v.reason, by: v.by, sinceMs: v.sinceMs as number };
+}
+
+export function checkTime(ms: number, field: string): void {
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw new InvalidInputError(field, `must be a non-negative integer, got ${ms}`);
+  }
 }
 
 export function nonEmpty(value: string, field: string): void {

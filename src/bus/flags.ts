@@ -28,8 +28,8 @@ export interface ControlFlags {
   readonly stateSinceMs: number | undefined;
   /** Sets the flag; false, keeping the first halt's reason and time, when already halted. */
   halt(reason: string, by: string, nowMs: number): Promise<boolean>;
-  /** Clears the flag; true when it was set. */
-  resume(): Promise<boolean>;
+  /** Clears the flag; the halt it cleared (`halted: false`: there was none). */
+  resume(): Promise<HaltState>;
   /** Reads the flag from the store and refreshes current(). */
   read(): Promise<HaltState>;
   /** The last state seen, without I/O; halted until the first read. */
@@ -41,6 +41,14 @@ export interface ControlFlags {
   beat(role: Role, nowMs: number, ttlMs: number): Promise<void>;
   /** The time of `role`'s last beat still within its ttl, or undefined. */
   alive(role: Role): Promise<number | undefined>;
+  /**
+   * Tells every watcher that the exchange confirmed a CancelAll of the key at `atMs`, so the
+   * executors read their orders at once instead of at their next sync. Best effort: a watcher
+   * that misses it (a reconnect) keeps its own later sync.
+   */
+  cancelledAll(atMs: number): Promise<void>;
+  /** `listener` hears of each CancelAll told by cancelledAll() while this process watches. */
+  onCancelledAll(listener: (atMs: number) => void): void;
   /** Publishes a role's status for `ttlMs`. */
   report(role: string, status: object, ttlMs: number): Promise<void>;
   /** A role's last status report still within its ttl, or undefined. */

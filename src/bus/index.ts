@@ -6,7 +6,7 @@ export { DirectWakes } from './direct-wakes.js';
 export { checkPublishInput, encodeBody, type UnpublishedIntent } from './intent-codec.js';
 export { BEAT_EVERY_MS, BEAT_TTL_MS, RedisControlFlags } from './control-flags.js';
 export type { ControlFlagsOptions } from './control-flags.js';
-export type { ControlFlags, HaltState, Role } from './flags.js';
+export { ROLES, type ControlFlags, type HaltState, type Role } from './flags.js';
 export { MemoryControlFlags } from './memory-control-flags.js';
 export { BusError, type BusErrorCode } from './errors.js';
 export type { BusConnection } from './connection.js';
@@ -14,3 +14,9 @@ export { dropSubscriber } from './connection.js';
 export { deleteKeysUnder } from './redis-keys.js';
 export type { StoredOrdersView } from './orders-view.js';
 export { MemoryPullList, PulledPairs, type PullList, type PullState } from './pulled-pairs.js';
+export {
+  orderEntryFailure,
+  orderEntryRole,
+  readOrderEntry,
+  type OrderEntryReport,
+} from './order-entry-report.js';

@@ -1,6 +1,6 @@
 import { Queue, Worker, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { systemClock, type Clock, type OrderIntent } from '../core/index.js';
+import { asError, systemClock, type Clock, type OrderIntent } from '../core/index.js';
 import {
   checkPrefix,
   closeRedis,
@@ -22,6 +22,14 @@ import type { ConsumeOptions, IntentBus, PairConsumer, PublishResult, SlotPick }
 import { loadOrdersView, storeOrdersView, type StoredOrdersView } from './orders-view.js';
 
 export const INTENT_JOB_NAME = 'intents';
+
+/**
+ * How often a pair's worker looks for stalled jobs (at most; half the lock when that is shorter).
+ * A job whose lock ran out (its process died, or Redis hung past the lock while the step waited
+ * on it) holds the pair's next job back until found: BullMQ marks it at one check and fails it at
+ * the next, so within about two of these once Redis answers again.
+ */
+const STALLED_CHECK_MS = 1_000;
 
 /** A job only says which register to drain; the intents themselves stay in the register. */
 export interface IntentJobData {
@@ -285,6 +293,11 @@ export class RedisIntentBus implements IntentBus {
    * The job of a process that died stays active until its lock runs out and a stalled check fails
    * it; until then the pair's next job waits (deduplication keeps one). The Worker duplicates the
    * bus's connection to block.
+   *
+   * `close(true)` does not wait for the step under way, yet closes gracefully behind it: BullMQ's
+   * own force close leaves the job it holds (the step's, or one it fetched while closing) active
+   * and locked, and the pair's next job waited out the whole lock (5 s after a Redis stall that
+   * cost the lease). The step ends on its own either way; so its job completes.
    */
   consume(pair: string, step: () => Promise<unknown>, options: ConsumeOptions): PairConsumer {
     const worker = new Worker<IntentJobData>(this.queueNameFor(pair), step, {
@@ -294,14 +307,21 @@ export class RedisIntentBus implements IntentBus {
       concurrency: 1,
       maxStalledCount: 0,
       lockDuration: options.lockDurationMs,
-      stalledInterval: options.lockDurationMs / 2,
+      stalledInterval: Math.min(STALLED_CHECK_MS, options.lockDurationMs / 2),
       // Seconds (BullMQ's unit here) an idle worker blocks before polling again; a job wakes it.
       drainDelay: 5,
     });
     worker.on('error', (err) => options.onError(err, 'consumer'));
     worker.on('failed', (_job, err) => options.onError(err, 'step'));
     void worker.run();
-    return { close: (force) => worker.close(force) };
+    return {
+      close: (force) => {
+        const closed = worker.close();
+        if (!force) return closed;
+        closed.catch((err: unknown) => options.onError(asError(err), 'consumer'));
+        return Promise.resolve();
+      },
+    };
   }
 
   pause(pair: string): Promise<void> {

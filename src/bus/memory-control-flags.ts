@@ -1,5 +1,5 @@
 import { InvalidInputError, promised, type Clock } from '../core/index.js';
-import { checkRole, checkTtl, nonEmpty } from './control-flags.js';
+import { checkRole, checkTime, checkTtl, nonEmpty } from './control-flags.js';
 import { NOT_READ, type ControlFlags, type HaltState, type Role } from './flags.js';
 
 /**
@@ -16,6 +16,7 @@ export class MemoryControlFlags implements ControlFlags {
   #read = false;
   readonly #beats = new Map<Role, { atMs: number; untilMs: number }>();
   readonly #reports = new Map<string, { json: string; untilMs: number }>();
+  readonly #cancelledAllListeners: ((atMs: number) => void)[] = [];
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -41,8 +42,8 @@ export class MemoryControlFlags implements ControlFlags {
     });
   }
 
-  resume(): Promise<boolean> {
-    const was = this.#stored.halted;
+  resume(): Promise<HaltState> {
+    const was = this.#stored;
     this.#stored = { halted: false };
     this.#state = this.#stored;
     return Promise.resolve(was);
@@ -68,6 +69,17 @@ export class MemoryControlFlags implements ControlFlags {
 
   unwatch(): Promise<void> {
     return Promise.resolve();
+  }
+
+  cancelledAll(atMs: number): Promise<void> {
+    return promised(() => {
+      checkTime(atMs, 'atMs');
+      for (const listener of this.#cancelledAllListeners) listener(atMs);
+    });
+  }
+
+  onCancelledAll(listener: (atMs: number) => void): void {
+    this.#cancelledAllListeners.push(listener);
   }
 
   beat(role: Role, nowMs: number, ttlMs: number): Promise<void> {
@@ -107,11 +119,5 @@ export class MemoryControlFlags implements ControlFlags {
 
   close(): Promise<void> {
     return Promise.resolve();
-  }
-}
-
-function checkTime(nowMs: number, field: string): void {
-  if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
-    throw new InvalidInputError(field, `must be a non-negative integer, got ${nowMs}`);
   }
 }

@@ -17,8 +17,8 @@ export interface PullList {
   read(): Promise<ReadonlyMap<string, PullState>>;
   /** Pulls a pair; false when it was already pulled (the first reason stays). */
   pull(altname: string, state: PullState): Promise<boolean>;
-  /** Lets the runner quote the pair again; false when it was not pulled. */
-  restore(altname: string): Promise<boolean>;
+  /** Lets the runner quote the pair again; the pull it ended, undefined when there was none. */
+  restore(altname: string): Promise<PullState | undefined>;
 }
 
 /** The pulled pairs of one process (the replay, where no operator pulls). */
@@ -47,8 +47,10 @@ export class MemoryPullList implements PullList {
     });
   }
 
-  restore(altname: string): Promise<boolean> {
-    return Promise.resolve(this.#pulled.delete(altname));
+  restore(altname: string): Promise<PullState | undefined> {
+    const was = this.#pulled.get(altname);
+    this.#pulled.delete(altname);
+    return Promise.resolve(was);
   }
 }
 
@@ -113,17 +115,27 @@ export class PulledPairs implements PullList {
     return set === 1;
   }
 
-  /** Lets the runner quote the pair again; false when it was not pulled. */
-  async restore(altname: string): Promise<boolean> {
-    let removed: number;
+  /**
+   * Lets the runner quote the pair again; returns the pull it ended (undefined: none). HGET and
+   * HDEL go in one transaction, so the pull reported is the one removed.
+   */
+  async restore(altname: string): Promise<PullState | undefined> {
+    let raw: unknown;
     try {
-      removed = await this.#redis.hdel(this.key, altname);
+      const replies = await this.#redis
+        .multi()
+        .hget(this.key, altname)
+        .hdel(this.key, altname)
+        .exec();
+      const [got] = replies ?? [];
+      if (got?.[0]) throw got[0];
+      raw = got?.[1];
     } catch (err) {
       throw busError(err, this.key, `restoring ${altname}`);
     }
-    if (removed === 1) await this.#publish(altname);
+    if (typeof raw === 'string') await this.#publish(altname);
     await this.read();
-    return removed === 1;
+    return typeof raw === 'string' ? parse(raw) : undefined;
   }
 
   /** Best effort: the hash is written, and a runner that misses the message polls it. */

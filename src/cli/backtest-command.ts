@@ -3,17 +3,18 @@ import { resolve } from 'node:path';
 import { InvalidInputError, MakerdError } from '../core/index.js';
 import type { ImportSummary } from '../recording/index.js';
 import type { DriverProgress, ReplayFees } from '../lab/replay/index.js';
-import type { BacktestReport, Fidelity } from '../lab/report/index.js';
-import { applyOverrides, type RunOverrides } from '../lab/sweep/index.js';
+import type { Fidelity } from '../lab/report/index.js';
+import type { RunOverrides } from '../lab/sweep/index.js';
 import { parseQueueRule } from '../market/index.js';
-import { createLogger } from '../obs/index.js';
 import type { BacktestResult, StoreKind } from '../lab/backtest-run.js';
 import { formatDuration, summaryTable } from './backtest-summary.js';
 import { LiveTerminal } from './live-terminal.js';
 import { makeOutFolder } from '../lab/make-out-folder.js';
-import { runToFolder, type FolderResult } from '../lab/backtest-folder.js';
-import { findRedis } from './redis-finder.js';
-import { builtInStrategies, loadSettings } from './role-command.js';
+import type { FolderResult } from '../lab/backtest-folder.js';
+import { backtestToFolder, type BacktestRequest } from '../lab/backtest-request.js';
+import { backtestVerdict } from '../lab/backtest-verdict.js';
+import { findRedis } from '../daemon/redis-finder.js';
+import { loadSettings } from '../daemon/settings-file.js';
 
 export interface BacktestCommandOptions {
   readonly data?: string;
@@ -32,25 +33,6 @@ export interface BacktestCommandOptions {
   readonly logLevel?: string;
   /** Live figures of the session the recording was made in (the fidelity test gives them). */
   readonly fidelity?: (replay: BacktestResult) => Fidelity;
-}
-
-/** One backtest into a folder: the command's flags parsed, or a sweep's run. */
-export interface BacktestRequest {
-  readonly data: string;
-  readonly config?: string;
-  readonly fromMs?: number;
-  readonly toMs?: number;
-  readonly outDir: string;
-  readonly overrides?: RunOverrides;
-  /** The Redis the run keeps its state in, instead of the config's (a sweep worker's own). */
-  readonly redisUrl?: string;
-  /** Where the bot's state lives (default memory). */
-  readonly stores?: StoreKind;
-  readonly logLevel?: string;
-  readonly fidelity?: (replay: BacktestResult) => Fidelity;
-  /** Told the replay's progress instead of a bar drawn on stderr (a sweep worker reports it). */
-  readonly onProgress?: (progress: DriverProgress) => void;
-  readonly signal?: AbortSignal;
 }
 
 export type BacktestCommandResult = FolderResult;
@@ -107,7 +89,7 @@ export async function runBacktestCommand(
   }
   let done: BacktestCommandResult;
   try {
-    done = await backtestToFolder(
+    done = await backtestAndPrint(
       {
         data,
         ...(opts.config === undefined ? {} : { config: opts.config }),
@@ -134,7 +116,7 @@ export async function runBacktestCommand(
   } finally {
     await redis?.close();
   }
-  verdict(done.report, maxProblems);
+  backtestVerdict(done.report, maxProblems);
   return done;
 }
 
@@ -147,73 +129,20 @@ function storesOption(value: string | undefined): StoreKind {
 const REPORT_FILES = ['report.json', 'report.html'];
 
 /**
- * After the report is written: a run on faulty data (more problems than --max-data-problems) or
- * with a strategy that threw on every tick fails, with one line saying why.
+ * Runs one backtest into `req.outDir` (src/lab/backtest-request.ts): its log and the data's
+ * problems above the progress on stderr, then the summary on stdout.
  */
-function verdict(report: BacktestReport, maxProblems: number): void {
-  const problems = report.run.problems.length;
-  if (problems > maxProblems) {
-    throw new MakerdError(
-      'BACKTEST_DATA',
-      `backtest: ${problems} data problem(s), more than --max-data-problems ${maxProblems}: ` +
-        `the report is written and lists them, but its figures rest on that data`,
-    );
-  }
-  const failing = report.pairs.filter(
-    (p) => p.summary.strategy.ticks > 0 && p.summary.strategy.errors === p.summary.strategy.ticks,
-  );
-  if (failing.length > 0) {
-    throw new MakerdError(
-      'BACKTEST_STRATEGY',
-      `backtest: the strategy threw on every tick of ${failing
-        .map((p) => `${p.pair} (${p.summary.strategy.errors})`)
-        .join(', ')}: the log says why`,
-    );
-  }
-}
-
-/** Runs one backtest and writes its report, fills and engine figures into `req.outDir`. */
-export async function backtestToFolder(
+async function backtestAndPrint(
   req: BacktestRequest,
   io: CommandIo,
 ): Promise<BacktestCommandResult> {
-  const loaded = loadSettings(req.config);
-  const overridden = applyOverrides(loaded.settings, req.overrides ?? {});
-  const settings =
-    req.redisUrl === undefined
-      ? overridden
-      : { ...overridden, redis: { ...overridden.redis, url: req.redisUrl } };
   const terminal = new LiveTerminal(io.err);
-  // Log lines carry the replay's time once its clock exists (the wall's before: loading).
-  let now = (): number => Date.now();
-  const log = createLogger({
-    level: req.logLevel ?? 'warn',
-    base: { role: 'backtest' },
-    destination: terminal.logStream,
-    now: () => now(),
-  });
   const progress = new Progress(terminal, io.err);
-  const latencyMs = req.overrides?.latencyMs;
-  const fees = req.overrides?.fees;
   let done: FolderResult;
   try {
-    done = await runToFolder({
-      settings,
-      configFile: loaded.file,
-      configDir: loaded.dir,
-      strategiesDir: builtInStrategies(),
-      data: req.data,
-      outDir: req.outDir,
-      ...(req.fromMs === undefined ? {} : { fromMs: req.fromMs }),
-      ...(req.toMs === undefined ? {} : { toMs: req.toMs }),
-      ...(latencyMs === undefined ? {} : { latencyMs }),
-      ...(fees === undefined ? {} : { fees }),
-      ...(req.stores === undefined ? {} : { stores: req.stores }),
-      ...(req.signal === undefined ? {} : { signal: req.signal }),
-      ...(req.fidelity === undefined ? {} : { fidelity: req.fidelity }),
-      log,
-      onProgress: req.onProgress ?? ((p) => progress.show(p)),
-      onClock: (clock) => (now = () => clock.now()),
+    done = await backtestToFolder(req, {
+      log: terminal.logStream,
+      onProgress: (p) => progress.show(p),
       onProblem: (text) => terminal.logStream.write(`backtest: ${text}\n`),
     });
   } finally {

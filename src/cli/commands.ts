@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import type { RoleName } from '../daemon/run-roles.js';
+import type { AuditCommandOptions } from './audit-command.js';
 import type { BacktestCommandOptions } from './backtest-command.js';
 import type { DemoOptions } from './demo-command.js';
 import type { ImportTardisOptions } from './import-command.js';
-import type { FlagCommandOptions } from './operator-commands.js';
-import type { RoleName } from './process-command.js';
+import type { ActOptions, FlagCommandOptions } from './operator-commands.js';
 import type { RecordOptions } from './record-command.js';
 import type { RecordSimulatedOptions } from './record-simulated.js';
 import type { RoleCommandOptions } from './role-command.js';
@@ -195,34 +196,36 @@ export function registerCommands(program: Command): void {
   program
     .command('halt')
     .description('halt quoting (every role obeys the flag) and cancel every order of the key')
-    .option('--config <file>', CONFIG_HELP)
+    .option('--config <file>', ACT_CONFIG_HELP)
+    .option('--http <url>', ACT_HTTP_HELP)
     .option('--reason <text>', 'why, shown in status, logs and metrics', 'operator halt')
-    .action(async (opts: FlagCommandOptions & { reason: string }) =>
+    .action(async (opts: ActOptions & { reason: string }) =>
       (await import('./operator-commands.js')).runHalt(opts),
     );
 
   program
     .command('resume')
     .description('clear the halt flag: the runner quotes and the executor sends again')
-    .option('--config <file>', CONFIG_HELP)
-    .action(async (opts: FlagCommandOptions) =>
-      (await import('./operator-commands.js')).runResume(opts),
-    );
+    .option('--config <file>', ACT_CONFIG_HELP)
+    .option('--http <url>', ACT_HTTP_HELP)
+    .action(async (opts: ActOptions) => (await import('./operator-commands.js')).runResume(opts));
 
   program
     .command('pull <pair>')
     .description("stop quoting one pair and cancel our orders in it, until 'makerd restore'")
-    .option('--config <file>', CONFIG_HELP)
+    .option('--config <file>', ACT_CONFIG_HELP)
+    .option('--http <url>', ACT_HTTP_HELP)
     .option('--reason <text>', 'why, shown in status and the console', 'operator pull')
-    .action(async (pair: string, opts: FlagCommandOptions & { reason: string }) =>
+    .action(async (pair: string, opts: ActOptions & { reason: string }) =>
       (await import('./operator-commands.js')).runPull(pair, opts),
     );
 
   program
     .command('restore <pair>')
     .description('let the runner quote a pulled pair again')
-    .option('--config <file>', CONFIG_HELP)
-    .action(async (pair: string, opts: FlagCommandOptions) =>
+    .option('--config <file>', ACT_CONFIG_HELP)
+    .option('--http <url>', ACT_HTTP_HELP)
+    .action(async (pair: string, opts: ActOptions) =>
       (await import('./operator-commands.js')).runRestore(pair, opts),
     );
 
@@ -238,7 +241,19 @@ export function registerCommands(program: Command): void {
     )
     .option('--json', 'one JSON object instead of lines for people')
     .action(async (opts: FlagCommandOptions & { json?: boolean; http?: string }) =>
-      (await import('./operator-commands.js')).runStatus(opts),
+      (await import('./status-command.js')).runStatus(opts),
+    );
+
+  program
+    .command('audit')
+    .description(
+      'list the audit trail: every halt, resume, pull and restore, who, from where, why, outcome',
+    )
+    .option('--config <file>', `${CONFIG_HELP}: its redis.url and redis.prefix find the trail`)
+    .option('--limit <n>', 'how many of the newest entries (newest last)', '50')
+    .option('--json', 'one JSON object per entry instead of lines for people')
+    .action(async (opts: AuditCommandOptions) =>
+      (await import('./audit-command.js')).runAudit(opts),
     );
 
   program
@@ -263,6 +278,10 @@ export function registerCommands(program: Command): void {
 }
 
 const CONFIG_HELP = 'daemon YAML (default: the package config/paper.yaml)';
+/** The acting commands have no default: they must not fall on a deployment nobody named. */
+const ACT_CONFIG_HELP = 'daemon YAML: act through its Redis (this or --http is required)';
+const ACT_HTTP_HELP =
+  "act through a running process's HTTP endpoint (e.g. the demo's http://127.0.0.1:9464); the control token from MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE";
 const LOG_LEVEL_HELP = 'trace, debug, info, warn or error';
 
 /** `makerd run|runner|executor|supervisor`: the roles named, in this process. */

@@ -1,15 +1,24 @@
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import PinoPretty from 'pino-pretty';
 import { deleteKeysUnder } from '../bus/index.js';
-import { InvalidInputError, errorMessage } from '../core/index.js';
-import { loadSimConfig, startSimulator } from '../sim/index.js';
-import { demoStatusLine } from './demo-status.js';
+import { InvalidInputError, MakerdError, errorMessage, systemClock } from '../core/index.js';
+import { checkPortFree } from '../obs/index.js';
+// pretty-log.js, not obs/index.js: the roles' processes need no pino-pretty.
+import { prettyLog } from '../obs/pretty-log.js';
+import { loadSimConfig, startSimulator, type Simulator } from '../sim/index.js';
+import { bestQuotes, type PairQuotes } from '../orders/index.js';
+import { demoStatusLines } from './demo-status.js';
+import { demoSummary, type SummaryLine } from './demo-summary.js';
 import { LiveTerminal } from './live-terminal.js';
-import { runRoles, type RunningProcess } from './process-command.js';
-import { findRedis } from './redis-finder.js';
 import { roleContext, secondsOption, type RoleCommandContext } from './role-command.js';
+import { untilSignal } from './signals.js';
+import { processHttpDoor } from '../console/process-http.js';
+import { resolveCredentials } from '../daemon/credentials.js';
 import { packageFile } from '../daemon/package-file.js';
+import { prefixUser } from '../daemon/prefix-in-use.js';
+import { findRedis } from '../daemon/redis-finder.js';
+import { shownRedisUrl, type RoleBase } from '../daemon/role-base.js';
+import { runRoles, type RunningProcess } from '../daemon/run-roles.js';
 import { readBaseStatus } from '../daemon/status-report.js';
 
 export interface DemoOptions {
@@ -38,13 +47,10 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   const destination =
     opts.json === true
       ? undefined
-      : PinoPretty({
+      : prettyLog({
           destination: terminal.logStream,
           colorize: terminal.live,
-          translateTime: 'SYS:HH:MM:ss',
           ignore: 'pid,hostname,role,instance',
-          singleLine: true,
-          sync: true,
         });
   const simYaml = packageFile('config', 'sim.yaml');
   if (simYaml === undefined) {
@@ -53,7 +59,7 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   const env = process.env;
   const redisUrl = env.MAKERD_REDIS_URL || env.REDIS_URL || 'redis://127.0.0.1:6379';
   const redis = await findRedis(redisUrl, env.MAKERD_REDIS_SERVER || 'redis-server');
-  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  let sim: Simulator | undefined;
   try {
     sim = await startSimulator({ config: loadSimConfig(simYaml), port: 0, host: '127.0.0.1' });
     const given = roleContext(
@@ -79,6 +85,10 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
         "the demo trades the simulator's paper account: use 'simulator' credentials (config/paper.yaml)",
       );
     }
+    // Nothing is cleared before both are known free: the prefix, whose state, halt flag and pairs
+    // another demo there would lose to this one, and the port this one would then fail on.
+    await refuseIfRunning(redis.url, ctx.settings.redis.prefix);
+    await checkPortFree(ctx.settings.http.host, ctx.settings.http.port);
     await clearPrefix(redis.url, ctx.settings.redis.prefix);
     ctx.log.info(
       {
@@ -90,17 +100,41 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
       },
       'demo: paper trading against a fresh simulator; Ctrl-C cancels every order and stops',
     );
+    const startedMs = systemClock.now();
+    const apiKey = resolveCredentials(ctx.settings.exchange, env, ctx.configDir).apiKey;
+    const simulator = sim;
+    let summary: SummaryLine[] = [];
     await runRoles('makerd', ctx, ['runner', 'executor', 'supervisor'], {
       startedMsg: 'makerd demo running',
+      door: processHttpDoor(ctx.logTap),
+      // Its simulator is new: the paper key's counters carried in Redis are other exchanges'.
+      ownExchange: true,
+      until: untilSignal,
       ...(stopAfterMs === undefined ? {} : { stopAfterMs }),
       onRunning: (running) => {
+        const url = running.http.url;
+        ctx.log.info({ console: `${url}/` }, `demo: operator console at ${url}/`);
+        // `makerd halt` alone would not find this demo: its simulator and Redis are its own.
         ctx.log.info(
-          { console: `${running.http.url}/` },
-          `demo: operator console at ${running.http.url}/`,
+          { halt: `npx makerd halt --http ${url}` },
+          `demo: to halt it from another shell: npx makerd halt --http ${url} ` +
+            '(resume, pull PAIR, restore PAIR and status take --http the same way)',
         );
         return showStatus(ctx, running, terminal, statusEveryMs, opts.json === true);
       },
+      onStopped: async ({ base, shutdown }) => {
+        summary = demoSummary({
+          ranMs: systemClock.now() - startedMs,
+          report: await readBaseStatus(base),
+          shutdown,
+          cancelAsked: ctx.settings.supervisor.shutdown.cancel_orders,
+          ordersLeft: ordersOnBook(simulator, apiKey),
+        });
+      },
     });
+    // Its figures as fields for machines (--json); a person reads them in the message.
+    for (const line of summary)
+      ctx.log[line.level](opts.json === true ? line.fields : {}, line.msg);
     if (opts.record !== undefined) {
       // The backtest's default config is the demo's (config/paper.yaml) unless one was given.
       const config = opts.config === undefined ? '' : ` --config ${resolve(opts.config)}`;
@@ -131,11 +165,13 @@ function showStatus(
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    readBaseStatus(base)
-      .then((report) => {
-        const line = demoStatusLine(report, running.local());
-        if (terminal.live) terminal.setStatus(line);
-        else ctx.log.info(json ? { status: report } : {}, line);
+    Promise.all([readBaseStatus(base), ourQuotes(base)])
+      .then(([report, quotes]) => {
+        // A log line has no width to fit: the whole status goes on one line.
+        const width = terminal.live ? terminal.width : Infinity;
+        const lines = demoStatusLines(report, running.local(), quotes, width);
+        if (terminal.live) terminal.setStatus(lines);
+        else ctx.log.info(json ? { status: report } : {}, lines.join(' | '));
       })
       .catch((err: unknown) => ctx.log.warn({ err: errorMessage(err) }, 'status unreadable'))
       .finally(() => (busy = false));
@@ -146,12 +182,50 @@ function showStatus(
   };
 }
 
+/** Our best bid and ask per pair (altname), from the tracker: what rests on the book. */
+async function ourQuotes(base: RoleBase): Promise<Map<string, PairQuotes>> {
+  const quotes = await Promise.all(
+    base.pairs.map(async (p) => [p.altname, bestQuotes(await base.tracker.live(p.id))] as const),
+  );
+  return new Map(quotes);
+}
+
+/** The paper account's orders on the simulator's book by pair: the exchange's own count. */
+function ordersOnBook(sim: Simulator, apiKey: string): Map<string, number> {
+  const left = new Map<string, number>();
+  const account = sim.ctx.accounts.get(apiKey);
+  for (const o of account === undefined ? [] : sim.ctx.engine.openOrders(account)) {
+    left.set(o.pair.altname, (left.get(o.pair.altname) ?? 0) + 1);
+  }
+  return left;
+}
+
+/** Refused while a makerd works the prefix (another demo), in one line saying how to run both. */
+async function refuseIfRunning(url: string, prefix: string): Promise<void> {
+  const user = await withRedis(url, (redis) => prefixUser(redis, prefix, systemClock.now()));
+  if (user === undefined) return;
+  const seen =
+    user.beatAgeMs === undefined
+      ? 'holding its pairs'
+      : `alive ${(user.beatAgeMs / 1000).toFixed(1)} s ago`;
+  throw new MakerdError(
+    'PREFIX_IN_USE',
+    `another makerd${prefix === DEMO_PREFIX ? ' demo' : ''} is running on ${shownRedisUrl(url)} ` +
+      `under prefix ${prefix} (${seen}): stop it, or run this one under a prefix and a port of ` +
+      `its own: MAKERD_REDIS_PREFIX=${prefix}-2 MAKERD_HTTP_PORT=0 npx makerd demo`,
+  );
+}
+
 /** The previous demo's orders and positions belong to a simulator that is gone. */
-async function clearPrefix(url: string, prefix: string): Promise<void> {
+function clearPrefix(url: string, prefix: string): Promise<void> {
+  return withRedis(url, (redis) => deleteKeysUnder(redis, prefix));
+}
+
+async function withRedis<T>(url: string, use: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    await deleteKeysUnder(redis, prefix);
+    return await use(redis);
   } finally {
     redis.disconnect();
   }

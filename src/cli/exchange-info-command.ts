@@ -1,3 +1,4 @@
+import { printableJson } from '../core/index.js';
 import { SpotClient } from '../exchange/index.js';
 
 /** `makerd time` and `makerd system-status`: one public call, printed as a JSON line. */
@@ -8,7 +9,7 @@ export async function printExchangeInfo(
   const client = new SpotClient({ baseUrl });
   try {
     const { result, traceId } = await client[call]();
-    process.stdout.write(`${JSON.stringify({ ...result, traceId })}\n`);
+    process.stdout.write(`${printableJson({ ...result, traceId })}\n`);
   } finally {
     await client.close();
   }

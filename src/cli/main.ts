@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 // errors.js, not core/index.js: this runs for `--help` too, which must not load decimal.js & co.
 import { MakerdError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { registerCommands } from './commands.js';
 
 /**
@@ -19,7 +20,8 @@ try {
   if (err instanceof CommanderError) {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else if (err instanceof MakerdError) {
-    process.stderr.write(`makerd: ${err.message}\n`);
+    // The message may quote an exchange's answer or a name from the command line.
+    process.stderr.write(`makerd: ${printable(err.message)}\n`);
     process.exitCode = err.code === 'INVALID_INPUT' ? 2 : 1;
   } else {
     throw err;

@@ -1,208 +1,151 @@
 import { hostname, userInfo } from 'node:os';
-import { Redis } from 'ioredis';
-import { RedisControlFlags, type ControlFlags, PulledPairs } from '../bus/index.js';
+import { InvalidInputError, errorMessage, printableJson, type Log } from '../core/index.js';
+import { askProcess } from '../console/process-client.js';
+import type { Actor } from '../daemon/control-actions.js';
+import { loadSettings } from '../daemon/settings-file.js';
 import {
-  InvalidInputError,
-  MakerdError,
-  errorMessage,
-  systemClock,
-  type PairInfo,
-} from '../core/index.js';
-import { haltAndCancel } from '../daemon/halt-action.js';
-import type { BotSettings } from '../daemon/bot-config.js';
-import { optionalSecretFromEnv, resolveCredentials } from '../daemon/credentials.js';
-import { keyClient } from '../daemon/role-base.js';
-import { redisStores } from '../daemon/stores.js';
-import { ratecountKeyFor } from '../executor/index.js';
-import { loadPairs } from '../market/index.js';
-import { loadSettings } from './role-command.js';
-import { formatStatus, readStatus, type StatusReport } from '../daemon/status-report.js';
+  haltDeployment,
+  pullPair,
+  restorePair,
+  resumeDeployment,
+  type ShellControl,
+} from '../daemon/shell-control.js';
+import { formatStatus, type StatusReport } from '../daemon/status-report.js';
 
 export interface FlagCommandOptions {
   readonly config?: string;
 }
 
+/** Where an operator's action goes: a running process (`--http`), or a deployment's Redis. */
+export interface ActOptions extends FlagCommandOptions {
+  readonly http?: string;
+}
+
 /**
  * The operator's commands: `makerd halt` and `makerd resume` set and clear the halt flag that
  * every role obeys (a halt also cancels every order of the key itself, so it works while the
- * supervisor is down); `makerd pull` and `restore` stop and restart one pair's quotes;
- * `makerd status` reads what the roles left in Redis.
+ * supervisor is down); `makerd pull` and `restore` stop and restart one pair's quotes; each goes
+ * to the audit trail as the shell's `user@host`. With `--http URL` each asks a running process
+ * instead (the demo, whose simulator and Redis only it knows), which records it as the shell's
+ * over HTTP. `makerd status` reads what the roles left in Redis; `makerd audit` lists the trail.
  */
-export async function runHalt(opts: FlagCommandOptions & { reason: string }): Promise<void> {
-  const { settings, dir } = loadSettings(opts.config);
-  const by = operatorName();
-  await withFlags(settings, async (flags, redis) => {
-    const client = keyClient(
-      settings,
-      redis,
-      resolveCredentials(settings.exchange, process.env, dir),
-      systemClock,
-    );
-    try {
-      const outcome = await haltAndCancel(flags, client, opts.reason, by, systemClock);
-      if (typeof outcome.cancelled === 'string') process.exitCode = 1;
-      const state = flags.current();
-      print({
-        halted: true,
-        already: !outcome.set,
-        reason: state.reason,
-        by: state.by,
-        sinceMs: state.sinceMs,
-        cancelled: outcome.cancelled,
-      });
-    } finally {
-      await client.close();
-    }
+export async function runHalt(opts: ActOptions & { reason: string }): Promise<void> {
+  const url = actionTarget('halt', opts);
+  if (url !== undefined) {
+    const answer = await actOverHttp(url, 'halt', { reason: opts.reason });
+    if (typeof answer.cancelled === 'string') process.exitCode = 1;
+    print(answer);
+    return;
+  }
+  const done = await haltDeployment(shellControl(opts), opts.reason);
+  if (typeof done.cancelled === 'string') process.exitCode = 1;
+  print({
+    halted: true,
+    already: !done.set,
+    reason: done.halt.reason,
+    by: done.halt.by,
+    sinceMs: done.halt.sinceMs,
+    cancelled: done.cancelled,
+    outcome: done.outcome,
   });
 }
 
-export async function runResume(opts: FlagCommandOptions): Promise<void> {
-  const { settings } = loadSettings(opts.config);
-  await withFlags(settings, async (flags) => {
-    const before = await flags.read();
-    const cleared = await flags.resume();
-    print({ resumed: cleared, was: before.halted ? before.reason : 'not halted' });
+export async function runResume(opts: ActOptions): Promise<void> {
+  const url = actionTarget('resume', opts);
+  if (url !== undefined) {
+    print(await actOverHttp(url, 'resume', {}));
+    return;
+  }
+  const done = await resumeDeployment(shellControl(opts));
+  print({
+    resumed: done.changed,
+    was: done.before.halted ? done.before.reason : 'not halted',
+    outcome: done.outcome,
   });
 }
 
 /** `makerd pull PAIR`: the console's pull, for a shell (the runner reads it within a second). */
-export async function runPull(
-  pair: string,
-  opts: FlagCommandOptions & { reason: string },
-): Promise<void> {
-  await withPair(opts, pair, async (altname, pulled) => {
-    const set = await pulled.pull(altname, {
-      by: operatorName(),
-      reason: opts.reason,
-      sinceMs: Date.now(),
-    });
-    print({ pulled: altname, already: !set, ...pulled.current().get(altname) });
-  });
-}
-
-export async function runRestore(pair: string, opts: FlagCommandOptions): Promise<void> {
-  await withPair(opts, pair, async (altname, pulled) => {
-    const restored = await pulled.restore(altname);
-    print({ restored: altname, was: restored ? 'pulled' : 'not pulled' });
-  });
-}
-
-/**
- * The config's pair named (its id or altname, any case) as the runner keys pulls: the altname
- * the exchange gives it (AssetPairs), so a pull can never miss the pair it names.
- */
-async function withPair(
-  opts: FlagCommandOptions,
-  name: string,
-  work: (altname: string, pulled: PulledPairs) => Promise<void>,
-): Promise<void> {
-  await withConfiguredPairs(opts, async ({ settings, redis, pairs }) => {
-    const wanted = name.toUpperCase();
-    const found = pairs.find((p) => [p.id, p.altname].some((n) => n.toUpperCase() === wanted));
-    if (found === undefined) {
-      throw new InvalidInputError(
-        'pair',
-        `${name} is not traded by this config (${pairs.map((p) => p.altname).join(', ')})`,
-      );
-    }
-    await work(found.altname, new PulledPairs(redis, settings.redis.prefix));
-  });
-}
-
-/** The config's Redis and flags, its key's client, and its pairs as the exchange describes them. */
-async function withConfiguredPairs(
-  opts: FlagCommandOptions,
-  work: (ctx: {
-    settings: BotSettings;
-    flags: ControlFlags;
-    redis: Redis;
-    client: ReturnType<typeof keyClient>;
-    pairs: PairInfo[];
-    apiKey: string;
-  }) => Promise<void>,
-): Promise<void> {
-  const { settings, dir } = loadSettings(opts.config);
-  const credentials = resolveCredentials(settings.exchange, process.env, dir);
-  await withFlags(settings, async (flags, redis) => {
-    const client = keyClient(settings, redis, credentials, systemClock);
-    try {
-      const pairs = await loadPairs(
-        client,
-        settings.pairs.map((p) => p.pair),
-      );
-      await work({ settings, flags, redis, client, pairs, apiKey: credentials.apiKey });
-    } finally {
-      await client.close();
-    }
-  });
-}
-
-function operatorName(): string {
-  return `operator:${userInfo().username}@${hostname()}`;
-}
-
-export async function runStatus(
-  opts: FlagCommandOptions & { json?: boolean; http?: string },
-): Promise<void> {
-  if (opts.http !== undefined) {
-    const report = await statusOverHttp(opts.http, process.env);
-    process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
+export async function runPull(pair: string, opts: ActOptions & { reason: string }): Promise<void> {
+  const url = actionTarget('pull', opts);
+  if (url !== undefined) {
+    print(await actOverHttp(url, 'pull', { pair, reason: opts.reason }));
     return;
   }
-  await withConfiguredPairs(opts, async ({ settings, flags, redis, client, pairs, apiKey }) => {
-    const stores = redisStores({
-      redis,
-      prefix: settings.redis.prefix,
-      ratecountKey: ratecountKeyFor(apiKey),
-      tier: client.tier,
-      clock: systemClock,
-    });
-    let report: StatusReport;
-    try {
-      report = await readStatus({ stores: { ...stores, flags }, pairs, clock: systemClock });
-    } finally {
-      await stores.close();
-    }
-    process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : formatStatus(report));
+  const done = await pullPair(shellControl(opts), pair, opts.reason);
+  print({ pulled: done.pair, already: !done.changed, ...done.state, outcome: done.outcome });
+}
+
+export async function runRestore(pair: string, opts: ActOptions): Promise<void> {
+  const url = actionTarget('restore', opts);
+  if (url !== undefined) {
+    print(await actOverHttp(url, 'restore', { pair }));
+    return;
+  }
+  const done = await restorePair(shellControl(opts), pair);
+  print({
+    restored: done.pair,
+    was: done.changed ? 'pulled' : 'not pulled',
+    outcome: done.outcome,
   });
+}
+
+/** The deployment of `--config`, acted on through its Redis as this shell. */
+function shellControl(opts: FlagCommandOptions): ShellControl {
+  const { settings, dir } = loadSettings(opts.config);
+  return { settings, configDir: dir, actor: shellActor(), log: stderrLog };
+}
+
+/** Only what went wrong (an audit entry not written) reaches a shell, on stderr. */
+const stderrLog: Log = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (fields, msg) => void process.stderr.write(`makerd: ${msg}: ${errorMessage(fields.err)}\n`),
+  error: (fields, msg) =>
+    void process.stderr.write(`makerd: ${msg}: ${errorMessage(fields.err)}\n`),
+  child: () => stderrLog,
+};
+
+/** Who acts from a shell: the user and the machine (the flag's `by` is `operator:user@host`). */
+function shellActor(): Actor & { readonly name: string } {
+  return { name: `${userInfo().username}@${hostname()}`, door: 'cli' };
 }
 
 /**
- * /status of a running process (which needs no exchange call: the demo's simulator sits on a
- * port of its own). The bearer token, when the endpoint wants one, comes from MAKERD_HTTP_TOKEN.
+ * The process `--http` names, or undefined for the Redis of `--config`. Neither is refused: the
+ * package's config/paper.yaml is rarely the process meant (the demo's simulator and Redis are its
+ * own), and acting on it halted nothing running yet left a halt flag for the next `makerd run`.
  */
-async function statusOverHttp(url: string, env: NodeJS.ProcessEnv): Promise<StatusReport> {
-  const token = optionalSecretFromEnv('MAKERD_HTTP_TOKEN', env);
-  let res: Response;
-  try {
-    res = await fetch(new URL('/status', url), {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(5_000),
-    });
-  } catch (err) {
-    throw new MakerdError('UNREACHABLE', `no answer from ${url}: ${errorMessage(err)}`);
+function actionTarget(action: string, opts: ActOptions): string | undefined {
+  if (opts.http !== undefined && opts.config !== undefined) {
+    throw new InvalidInputError('--http', 'give --http URL or --config FILE, not both');
   }
-  if (!res.ok) throw new MakerdError('UNREACHABLE', `${url}/status answered ${res.status}`);
-  return (await res.json()) as StatusReport;
+  if (opts.http !== undefined || opts.config !== undefined) return opts.http;
+  throw new InvalidInputError(
+    '--http or --config',
+    `which makerd should ${action}? --http URL for a running process (makerd demo prints ` +
+      "its own), --config FILE for a deployment through its Redis (makerd run's default is " +
+      'config/paper.yaml)',
+  );
 }
 
-async function withFlags(
-  settings: BotSettings,
-  work: (flags: ControlFlags, redis: Redis) => Promise<void>,
-): Promise<void> {
-  const redis = new Redis(settings.redis.url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
-  try {
-    await redis.connect();
-    await work(new RedisControlFlags({ connection: redis, prefix: settings.redis.prefix }), redis);
-  } finally {
-    redis.disconnect();
-  }
+/** POST /halt|resume|pull|restore of a running process, as this shell over HTTP. */
+function actOverHttp(
+  url: string,
+  action: string,
+  fields: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const { name } = shellActor();
+  return askProcess(url, { post: action, body: { ...fields, operator: name, via: 'cli' } });
+}
+
+/** `makerd status --http URL`: a running process's /status, printed or as JSON. */
+export async function printStatusOverHttp(url: string, json: boolean): Promise<void> {
+  // /status of a running process needs no exchange call: the demo's simulator sits on a port of
+  // its own.
+  const report = (await askProcess(url, { get: 'status' })) as unknown as StatusReport;
+  process.stdout.write(json ? `${printableJson(report)}\n` : formatStatus(report));
 }
 
 function print(value: object): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${printableJson(value)}\n`);
 }

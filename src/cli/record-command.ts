@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
-import PinoPretty from 'pino-pretty';
 import { InvalidInputError, systemClock } from '../core/index.js';
 import type { RecordingStats } from '../recording/index.js';
 import { createLogger } from '../obs/index.js';
+import { prettyLog } from '../obs/pretty-log.js';
 import { startRecordSession } from '../daemon/record-session.js';
 import { LiveTerminal } from './live-terminal.js';
-import { loadSettings, secondsOption } from './role-command.js';
+import { loadSettings } from '../daemon/settings-file.js';
+import { secondsOption } from './role-command.js';
 import { untilSignal } from './signals.js';
 
 export interface RecordOptions {
@@ -35,13 +36,10 @@ export async function runRecord(opts: RecordOptions): Promise<void> {
     base: { role: 'record' },
     ...(terminal.live
       ? {
-          destination: PinoPretty({
+          destination: prettyLog({
             destination: terminal.logStream,
             colorize: true,
-            translateTime: 'SYS:HH:MM:ss',
             ignore: 'pid,hostname,role',
-            singleLine: true,
-            sync: true,
           }),
         }
       : {}),

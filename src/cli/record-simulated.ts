@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { InvalidInputError } from '../core/index.js';
 import { DEFAULT_SIMULATED_SEED, writeSimulatedRecording } from '../lab/simulated-recording.js';
 import { altnameOf } from '../lab/sweep/index.js';
-import { loadSettings } from './role-command.js';
+import { loadSettings } from '../daemon/settings-file.js';
 
 export interface RecordSimulatedOptions {
   readonly config?: string;

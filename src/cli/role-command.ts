@@ -1,13 +1,9 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { InvalidInputError } from '../core/index.js';
 import type { DestinationStream } from 'pino';
-import { createLogger, type Logger } from '../obs/index.js';
+import { InvalidInputError } from '../core/index.js';
+import { createLogger } from '../obs/index.js';
 import { LogTap } from '../console/console-events.js';
-import { loadBotConfig, type BotSettings } from '../daemon/bot-config.js';
-import { packageFile } from '../daemon/package-file.js';
-import { untilSignal } from './signals.js';
+import type { ProcessContext } from '../daemon/run-roles.js';
+import { loadSettings } from '../daemon/settings-file.js';
 
 /** The options every role command takes. */
 export interface RoleCommandOptions {
@@ -16,32 +12,9 @@ export interface RoleCommandOptions {
   readonly statusEvery: string;
 }
 
-export interface RoleCommandContext {
-  readonly settings: BotSettings;
-  readonly log: Logger;
-  /** Relative paths in the config are read from here. */
-  readonly configDir: string;
-  /** 0: no status lines. */
-  readonly statusEveryMs: number;
+export interface RoleCommandContext extends ProcessContext {
   /** The log's warn and error lines, for the console once Redis is open (LogTap.attach). */
   readonly logTap: LogTap;
-}
-
-/** `--config`, or the package's config/paper.yaml: the settings and the folder they came from. */
-export function loadSettings(
-  config: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): {
-  readonly settings: BotSettings;
-  readonly file: string;
-  readonly dir: string;
-} {
-  const given = config ?? packageFile('config', 'paper.yaml');
-  if (given === undefined) {
-    throw new InvalidInputError('--config', 'no file given and no package config/paper.yaml found');
-  }
-  const file = resolve(given);
-  return { settings: loadBotConfig(file, env), file, dir: dirname(file) };
 }
 
 /** Where a process's settings come from and where its log goes (the demo sets both). */
@@ -76,51 +49,4 @@ export function roleContext(
     warnTap: logTap,
   });
   return { settings, log, configDir: dir, statusEveryMs, logTap };
-}
-
-/**
- * Logs `status()` every statusEveryMs until SIGINT or SIGTERM (or `stopAfterMs`), then stops the
- * role (a second signal exits at once) and flushes the log.
- */
-export async function runUntilSignal(
-  role: string,
-  ctx: RoleCommandContext,
-  status: () => object,
-  stop: () => Promise<void>,
-  stopAfterMs?: number,
-): Promise<void> {
-  const { log } = ctx;
-  const timer =
-    ctx.statusEveryMs > 0
-      ? setInterval(() => log.info(status(), `${role} status`), ctx.statusEveryMs)
-      : undefined;
-  let deadline: NodeJS.Timeout | undefined;
-  const signal = await Promise.race([
-    untilSignal(),
-    ...(stopAfterMs === undefined
-      ? []
-      : [
-          new Promise<string>(
-            (done) => (deadline = setTimeout(() => done('time up'), stopAfterMs)),
-          ),
-        ]),
-  ]);
-  clearInterval(timer);
-  clearTimeout(deadline);
-  log.info({ signal }, `${role} stopping`);
-  await stop();
-  log.info({}, `${role} stopped`);
-  log.flush();
-}
-
-/**
- * The built-in strategies folder, beside the code that runs: strategies/ for the sources (tsx),
- * dist/strategies/ for the build, whose compiled plugins import the compiled runner API.
- */
-export function builtInStrategies(): string {
-  const dir = fileURLToPath(new URL('../../strategies', import.meta.url));
-  if (!existsSync(dir)) {
-    throw new InvalidInputError('strategies', `the built-in strategies folder ${dir} is missing`);
-  }
-  return dir;
 }

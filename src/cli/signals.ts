@@ -1,14 +1,28 @@
+import { systemClock, type Clock } from '../core/index.js';
+
 /**
- * Resolves with the first SIGINT or SIGTERM. A second signal while the caller is shutting down
- * exits at once: an operator pressing Ctrl-C twice means it.
+ * More signals within this long of the first are the same request: a burst (a process manager and
+ * a shell both signalling, Ctrl-C in a terminal that also signals the group), not an operator
+ * insisting. Exiting at the second would leave the orders on the book and the dead-man timer
+ * armed.
  */
-export function untilSignal(): Promise<NodeJS.Signals> {
+export const SIGNAL_BURST_MS = 1_000;
+
+/**
+ * Resolves with the first SIGINT or SIGTERM. A signal at least SIGNAL_BURST_MS after it, while
+ * the caller is shutting down, exits at once: an operator signalling again means it.
+ */
+export function untilSignal(clock: Clock = systemClock): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const first = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', first);
       process.off('SIGTERM', first);
-      process.once('SIGINT', () => process.exit(130));
-      process.once('SIGTERM', () => process.exit(143));
+      const firstAtMs = clock.now();
+      const again = (code: number) => (): void => {
+        if (clock.now() - firstAtMs >= SIGNAL_BURST_MS) process.exit(code);
+      };
+      process.on('SIGINT', again(130));
+      process.on('SIGTERM', again(143));
       resolve(signal);
     };
     process.on('SIGINT', first);

@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { Writable } from 'node:stream';
 import { InvalidInputError, systemClock } from '../core/index.js';
 import {
   loadSweepFile,
@@ -8,20 +7,19 @@ import {
   runSweep,
   runSweepWorker,
   sweepSummary,
-  type Backtester,
   type RankBy,
   type SweepOutcome,
 } from '../lab/sweep/index.js';
 import {
-  backtestToFolder,
   runBacktestCommand,
   type BacktestCommandOptions,
   type CommandIo,
 } from './backtest-command.js';
 import { LiveTerminal } from './live-terminal.js';
-import { packageFile } from '../daemon/package-file.js';
-import { findRedis } from './redis-finder.js';
-import { builtInStrategies, loadSettings } from './role-command.js';
+import { sweepBacktester } from '../lab/backtest-request.js';
+import { builtInStrategies, packageFile } from '../daemon/package-file.js';
+import { findRedis } from '../daemon/redis-finder.js';
+import { loadSettings } from '../daemon/settings-file.js';
 import { untilSignal } from './signals.js';
 
 export interface SweepCommandOptions {
@@ -175,33 +173,11 @@ export async function runSweepWorkerCommand(
   signal: AbortSignal = abortedBySignal(),
 ): Promise<void> {
   const { settings } = loadSettings(opts.config);
-  const quiet = { out: discard(), err: discard() };
-  const backtest: Backtester = async (req) => {
-    const result = await backtestToFolder(
-      {
-        data: req.data,
-        ...(req.config === undefined ? {} : { config: req.config }),
-        ...(req.fromMs === undefined ? {} : { fromMs: req.fromMs }),
-        ...(req.toMs === undefined ? {} : { toMs: req.toMs }),
-        outDir: req.outDir,
-        overrides: req.overrides,
-        redisUrl: req.redisUrl,
-        ...(opts.logLevel === undefined ? {} : { logLevel: opts.logLevel }),
-        onProgress: req.onProgress,
-        signal: req.signal,
-      },
-      quiet,
-    );
-    return {
-      report: result.report,
-      refusals: Object.fromEntries(result.pairs.map((p) => [p.pair, p.refusals])),
-    };
-  };
   await runSweepWorker({
     redisUrl: settings.redis.url,
     prefix: settings.redis.prefix,
     ...(opts.sweepId === undefined ? {} : { sweepId: opts.sweepId }),
-    backtest,
+    backtest: sweepBacktester(opts.logLevel),
     clock: systemClock,
     signal,
     say: (line) => io.out.write(`${line}\n`),
@@ -212,10 +188,6 @@ function abortedBySignal(): AbortSignal {
   const stop = new AbortController();
   void untilSignal().then(() => stop.abort());
   return stop.signal;
-}
-
-function discard(): NodeJS.WriteStream {
-  return new Writable({ write: (_chunk, _encoding, done) => done() }) as NodeJS.WriteStream;
 }
 
 function integerOption(flag: string, text: string | undefined, min: number): number | undefined {

@@ -7,8 +7,8 @@ const KEPT = 100;
 const MAX_MESSAGE = 300;
 
 /**
- * The deployment's recent warnings, errors and operator actions, in one capped Redis list that
- * every process writes and any process's console reads.
+ * The deployment's recent warnings and errors, in one capped Redis list that every process writes
+ * and any process's console reads. Control actions have a trail of their own (AuditTrail).
  */
 export class ConsoleEvents {
   readonly key: string;
@@ -72,18 +72,33 @@ function eventOf(line: string): ConsoleEvent | undefined {
   const level =
     rec.level === 'warn' || rec.level === 'error' || rec.level === 'fatal' ? rec.level : undefined;
   if (level === undefined) return undefined;
-  // The fields makerd's warnings carry their subject and cause in.
-  const detail = [rec.pair, rec.action, rec.err ?? rec.error ?? rec.reason]
-    .filter((v) => typeof v === 'string')
-    .join(': ');
-  const message = `${text(rec.msg, '')}${detail === '' ? '' : ` (${detail})`}`;
   const time = typeof rec.time === 'string' ? Date.parse(rec.time) : Number(rec.time);
+  const message = text(rec.msg, '');
+  // The fields makerd's warnings carry their subject and cause in.
+  const pair = text(rec.pair, '');
+  const action = text(rec.action, '');
+  const reason = cut([rec.err, rec.error, rec.reason].map(causeOf).find((c) => c !== '') ?? '');
   return {
     tMs: Number.isFinite(time) ? time : Date.now(),
     level: level === 'warn' ? 'warn' : 'error',
     source: text(rec.component, text(rec.role, 'makerd')),
-    message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message,
+    message: cut(message),
+    ...(pair === '' ? {} : { pair }),
+    ...(action === '' ? {} : { action }),
+    ...(reason === '' ? {} : { reason }),
   };
+}
+
+function cut(message: string): string {
+  return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
+}
+
+/** A cause as text: a string, or the message of an error pino serialised. */
+function causeOf(value: unknown): string {
+  if (typeof value === 'object' && value !== null && 'message' in value) {
+    return text(value.message, '');
+  }
+  return text(value, '');
 }
 
 function text(value: unknown, otherwise: string): string {

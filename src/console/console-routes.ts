@@ -1,28 +1,30 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PullList } from '../bus/index.js';
 import type { Logger, RouteAnswer, RouteRequest, Routes } from '../obs/index.js';
+import type { ActionOutcome, Actor, ControlActions } from '../daemon/control-actions.js';
+import { consoleChangesChannel } from '../daemon/console-report.js';
 import { packageFile } from '../daemon/package-file.js';
+import { RedisEvents } from '../daemon/redis-events.js';
 import { ConsoleHub } from './console-hub.js';
 import { readConsoleHistory, readConsoleState, type ConsoleSources } from './console-state.js';
 import type { ConsoleSession } from './state.js';
 
 export interface ConsoleParts extends ConsoleSources {
-  /** Where pull and restore write (the runner reads it each second). */
-  readonly pulled: PullList;
+  /** Halt, resume, pull and restore, each written to the audit trail. */
+  readonly actions: ControlActions;
   readonly log: Logger;
   /** Whether the endpoint asks for the bearer token (it is not loopback). */
   readonly tokenRequired: boolean;
-  /** Halts as POST /halt does (through the supervisor when this process runs one). */
-  readonly halt: (reason: string, by: string) => Promise<object>;
+  /** Most console streams open at once (http.max_streams). */
+  readonly maxStreams: number;
 }
 
 export interface ConsoleServer {
   readonly routes: Routes;
   /** The page's files: they hold no data, and the page must load before the token is asked. */
   readonly publicRoutes: ReadonlySet<string>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
@@ -31,7 +33,7 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   'GET /console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   'GET /console/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
 };
-/** An action's own fields for the audit line, or why the body is refused. */
+/** An action's own fields (its pair, its reason), or why the body is refused. */
 type Details = { readonly fields: Record<string, string> } | { readonly error: string };
 
 const MAX_OPERATOR = 40;
@@ -39,48 +41,43 @@ const MAX_REASON = 200;
 
 /**
  * The operator console on the process's HTTP endpoint: the page (built to dist/console by `npm run
- * build`), its session, its event stream, and its four actions. Every action needs the bearer
+ * build`), its session, its event stream, and its four actions. Every action needs the control
  * token when the endpoint has one (the server checks it), a JSON body and the session's CSRF
- * value in X-Makerd-CSRF (a page of another site can read neither), and is written to the log as
- * an audit line and to the console's events, with who acted and why.
+ * value in X-Makerd-CSRF (a page of another site can read neither), and goes to the audit trail
+ * with who acted, from where, why and what came of it.
  */
 export function consoleServer(parts: ConsoleParts): ConsoleServer {
-  const { base, settings, log } = parts;
-  const audit = log.child({ component: 'console' });
+  const { base, settings, log, actions } = parts;
   const csrf = randomBytes(24).toString('base64url');
   const hub = new ConsoleHub({
     state: () => readConsoleState(parts),
     history: () => readConsoleHistory(parts),
     clock: base.clock,
-    log: audit,
+    log: log.child({ component: 'console' }),
+    maxStreams: parts.maxStreams,
   });
+  const changes = followChanges(parts, hub);
   const altnames = base.pairs.map((p) => p.altname);
 
   const act = (
-    action: string,
-    run: (input: { operator: string; body: Record<string, unknown> }) => Promise<object>,
+    run: (actor: Actor, fields: Record<string, string>) => Promise<ActionOutcome & object>,
     details: (body: Record<string, unknown>) => Details = () => ({ fields: {} }),
   ) => {
     return async (body: Record<string, unknown>, req: RouteRequest): Promise<RouteAnswer> => {
-      const refused = refusal(req, csrf) ?? badField(body, 'operator', MAX_OPERATOR);
-      if (refused !== undefined) return { json: { error: refused.error }, status: refused.status };
+      const refused = refusal(req, csrf);
+      if (refused !== undefined) {
+        return { json: { error: refused.error }, status: refused.status, refused: 'csrf' };
+      }
+      const unnamed = badField(body, 'operator', MAX_OPERATOR);
+      if (unnamed !== undefined) return { json: { error: unnamed.error }, status: unnamed.status };
       const checked = details(body);
       if ('error' in checked) return { json: { error: checked.error }, status: 400 };
-      const extra = checked.fields;
-      const operator = (body.operator as string).trim();
-      const result = await run({ operator, body });
-      const line = { audit: true, action, operator, ...extra, remote: req.remote };
-      audit.info(line, `operator ${action}`);
-      const what = Object.values(extra).join(': ');
-      await parts.events
-        .push({
-          tMs: base.clock.now(),
-          level: 'audit',
-          source: 'console',
-          message: `${operator}: ${action}${what === '' ? '' : ` ${what}`}`,
-        })
-        .catch(() => undefined);
-      return { json: { ok: true, ...result } };
+      const actor: Actor = {
+        name: (body.operator as string).trim(),
+        door: 'console',
+        ...(req.remote === undefined ? {} : { remote: req.remote }),
+      };
+      return { json: { ok: true, ...(await run(actor, checked.fields)) } };
     };
   };
   const pairOf = (body: Record<string, unknown>): Details => {
@@ -89,7 +86,6 @@ export function consoleServer(parts: ConsoleParts): ConsoleServer {
       ? { fields: { pair } }
       : { error: `pair: ${String(body.pair)} is not traded here (${altnames.join(', ')})` };
   };
-  const by = (operator: string): string => `operator:console (${operator})`;
 
   const routes: Routes = {
     ...Object.fromEntries(Object.entries(FILES).map(([key, f]) => [key, () => file(f)])),
@@ -101,45 +97,68 @@ export function consoleServer(parts: ConsoleParts): ConsoleServer {
       };
       return { json: session };
     },
-    'GET /console/stream': (): RouteAnswer => ({ stream: (res) => hub.open(res) }),
+    'GET /console/stream': () => hub.answer(),
     'POST /console/halt': act(
-      'halt',
-      ({ operator, body }) => parts.halt((body.reason as string).trim(), by(operator)),
+      async (actor, { reason = '' }) => {
+        const done = await actions.halt(actor, reason);
+        return { changed: done.changed, outcome: done.outcome, halt: done.halt };
+      },
       (body) => {
         const bad = badField(body, 'reason', MAX_REASON);
         return bad ?? { fields: { reason: (body.reason as string).trim() } };
       },
     ),
-    'POST /console/resume': act('resume', async () => ({
-      resumed: await base.flags.resume(),
-    })),
-    'POST /console/pull': act(
-      'pull',
-      async ({ operator, body }) => ({
-        pulled: await parts.pulled.pull(String(body.pair).toUpperCase(), {
-          by: by(operator),
-          reason: 'pulled from the console',
-          sinceMs: Math.floor(base.clock.now()),
-        }),
-      }),
-      pairOf,
-    ),
-    'POST /console/restore': act(
-      'restore',
-      async ({ body }) => ({
-        restored: await parts.pulled.restore(String(body.pair).toUpperCase()),
-      }),
-      pairOf,
-    ),
+    'POST /console/resume': act(async (actor) => {
+      const done = await actions.resume(actor);
+      return { changed: done.changed, outcome: done.outcome, resumed: done.changed };
+    }),
+    'POST /console/pull': act(async (actor, { pair = '' }) => {
+      const done = await actions.pull(actor, pair, 'pulled from the console');
+      return { ...done, pulled: done.changed };
+    }, pairOf),
+    'POST /console/restore': act(async (actor, { pair = '' }) => {
+      const done = await actions.restore(actor, pair);
+      return { ...done, restored: done.changed };
+    }, pairOf),
   };
   return {
     routes,
     publicRoutes: new Set([...Object.keys(FILES), 'GET /console/session']),
-    close: () => hub.close(),
+    close: async () => {
+      hub.close();
+      await changes.close();
+    },
   };
 }
 
-/** Why an action's request is refused before its body is read: not JSON, or no CSRF value. */
+/**
+ * The messages that say what a page shows changed, on a connection of their own: the runner's
+ * report listing other orders (a halt's cancels confirmed), the halt flag, a pull. After each
+ * (re)subscription too, since what was published meanwhile is lost. Open pages then get the state
+ * soon rather than at their next second.
+ */
+function followChanges(parts: ConsoleParts, hub: ConsoleHub): RedisEvents {
+  const { base, settings } = parts;
+  const prefix = settings.redis.prefix;
+  const events = new RedisEvents(base.redis, `${prefix}:console-changes`);
+  const changed = (): void => hub.changed();
+  for (const channel of [
+    consoleChangesChannel(prefix),
+    base.flags.changesChannel,
+    base.pulled.changesChannel,
+  ]) {
+    events.on(channel, changed);
+  }
+  events.onResync(changed);
+  // Until it has subscribed, the pages' second is all they get.
+  void events.start();
+  return events;
+}
+
+/**
+ * Why an action's request is refused before its body is read: not JSON (a form a page of another
+ * site can post), or no CSRF value.
+ */
 function refusal(req: RouteRequest, csrf: string): { error: string; status: number } | undefined {
   if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
     return { error: 'the body must be sent as application/json', status: 415 };

@@ -4,6 +4,7 @@ import type { BotSettings } from '../daemon/bot-config.js';
 import type { QuotingJson } from '../daemon/quoting.js';
 import type { LiveRoleBase } from '../daemon/role-base.js';
 import { readBaseStatus, type PairStatus, type StatusReport } from '../daemon/status-report.js';
+import type { AuditTrail } from '../daemon/audit-trail.js';
 import type { ConsoleEvents } from './console-events.js';
 import {
   CONSOLE_REPORT,
@@ -21,8 +22,9 @@ import type {
   ConsoleState,
 } from './state.js';
 
-/** Events and fills a state carries. */
+/** Events, audit entries and fills a state carries. */
 const EVENTS_SHOWN = 50;
+const AUDIT_SHOWN = 20;
 const FILLS_SHOWN = 20;
 const HOUR_MS = 3_600_000;
 
@@ -30,6 +32,7 @@ export interface ConsoleSources {
   readonly base: LiveRoleBase;
   readonly settings: BotSettings;
   readonly events: ConsoleEvents;
+  readonly trail: AuditTrail;
 }
 
 /**
@@ -40,10 +43,11 @@ export interface ConsoleSources {
 export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState> {
   const { base, settings } = s;
   const { tracker } = base;
-  const [status, runner, events, fills] = await Promise.all([
+  const [status, runner, events, audit, fills] = await Promise.all([
     readBaseStatus(base),
     base.flags.reported(CONSOLE_REPORT) as Promise<RunnerConsoleReport | undefined>,
     s.events.recent(EVENTS_SHOWN),
+    s.trail.recent(AUDIT_SHOWN),
     Promise.all(base.pairs.map((p) => tracker.fills(p.id, FILLS_SHOWN))),
   ]);
   const now = status.atMs;
@@ -60,7 +64,13 @@ export async function readConsoleState(s: ConsoleSources): Promise<ConsoleState>
     pairs: status.pairs.map((p, i) =>
       pairState(s, p, runner?.pairs[p.altname], now, fills[i] ?? []),
     ),
-    events,
+    ...(status.pnlSinceMs === undefined ? {} : { pnlSinceMs: status.pnlSinceMs }),
+    // Logs name pairs by their id (XETHZUSD); the page by altname.
+    events: events.map((e) => {
+      const pair = base.pairs.find((p) => p.id === e.pair)?.altname;
+      return pair === undefined ? e : { ...e, pair };
+    }),
+    audit: audit.reverse(),
   };
 }
 
@@ -138,10 +148,14 @@ function pairState(
           },
         }),
     ...(p.quoting === undefined ? {} : { quoting: consoleQuoting(p.quoting) }),
-    ratecount: p.ratecount,
+    ratecount: {
+      ...p.ratecount,
+      planned: Math.max(0, p.ratecount.max - s.settings.executor.headroom_points),
+    },
     dataAges: (runner?.sources ?? []).map((x) => ({
       source: x.source,
       ageMs: Math.max(0, now - x.receivedAtMs),
+      ...(x.staleAfterMs === undefined ? {} : { staleAfterMs: x.staleAfterMs }),
     })),
     fills: fills.map(consoleFill),
   };

@@ -6,9 +6,11 @@
  *
  * Events on the stream:
  *   `history`  once on connect: ConsoleHistory (the last hour per pair).
- *   `state`    about once a second: ConsoleState (the deployment now, plus each pair's newest
- *              chart point and its newest fills; the page appends points and adds fills it has
- *              not seen, by id).
+ *   `state`    once on connect: ConsoleState (the deployment now, plus each pair's newest chart
+ *              point and its newest fills; the page appends points and adds fills it has not
+ *              seen, by id).
+ *   `patch`    about once a second: what changed since the state the page was sent last, to
+ *              apply to it with applyStatePatch (state-patch.ts) for the newest ConsoleState.
  */
 
 export interface ConsoleState {
@@ -43,8 +45,12 @@ export interface ConsoleState {
     };
   };
   readonly pairs: readonly ConsolePair[];
-  /** Recent warnings, errors and operator actions of every process, newest first (at most 50). */
+  /** Since when each pair's `pnl` counts: the running runner's start; absent without a runner. */
+  readonly pnlSinceMs?: number;
+  /** Recent warnings and errors of every process, newest first (at most 50). */
   readonly events: readonly ConsoleEvent[];
+  /** The audit trail's newest entries (halts, resumes, pulls, restores), newest first. */
+  readonly audit: readonly ConsoleAuditEntry[];
 }
 
 export interface RoleLiveness {
@@ -90,10 +96,21 @@ export interface ConsolePair {
    * strategy's model figures (a fit's parameters); absent while the runner has not reported.
    */
   readonly quoting?: ConsoleQuoting;
-  /** The exchange's per-pair order-entry counter as makerd models it. */
-  readonly ratecount: Level;
-  /** Age of the newest answer per market-data source (Depth, GroupedBook, Level3, Trades...). */
-  readonly dataAges: readonly { readonly source: string; readonly ageMs: number }[];
+  /**
+   * The exchange's per-pair order-entry counter as makerd models it, and the level the executor
+   * plans to use up to (max less executor.headroom_points): below it is the budget working.
+   */
+  readonly ratecount: Level & { readonly planned?: number };
+  /**
+   * Age of the newest answer per market-data source (depth, groupedBook, level3, trades...), and
+   * the age past which the runner takes it for stale (market.stale_after_intervals times its
+   * planned poll interval; absent from a runner that does not say).
+   */
+  readonly dataAges: readonly {
+    readonly source: string;
+    readonly ageMs: number;
+    readonly staleAfterMs?: number;
+  }[];
   /** The chart's newest point (absent while the runner has no book). */
   readonly point?: ChartPoint;
   /** Our newest fills (at most 20), newest first. */
@@ -150,10 +167,34 @@ export interface ConsoleFill {
 
 export interface ConsoleEvent {
   readonly tMs: number;
-  readonly level: 'warn' | 'error' | 'audit';
+  readonly level: 'warn' | 'error';
   /** The process role that wrote it (runner, executor, supervisor, http...). */
   readonly source: string;
   readonly message: string;
+  /** The pair it concerns (altname), the call or action (AddOrder...), and its cause (the exchange's error). */
+  readonly pair?: string;
+  readonly action?: string;
+  readonly reason?: string;
+}
+
+/** One control action of the audit trail, as `makerd audit` lists it. */
+export interface ConsoleAuditEntry {
+  /** The Redis stream id. */
+  readonly id: string;
+  readonly tMs: number;
+  /** Who: the name an operator gave, `user@host` of a shell, `supervisor`, `runner`. */
+  readonly actor: string;
+  /** Where it came in: console, http, cli, supervisor, runner. */
+  readonly door: string;
+  /** The caller's address (HTTP doors). */
+  readonly remote?: string;
+  /** halt, resume, pull or restore. */
+  readonly action: string;
+  readonly pair?: string;
+  readonly reason?: string;
+  /** False: nothing changed (already halted, nothing to resume...); `outcome` says why. */
+  readonly changed: boolean;
+  readonly outcome: string;
 }
 
 /** The last hour per pair, on connect. */

@@ -142,9 +142,22 @@ export async function within<T>(
 }
 
 /**
- * Runs `step` every `intervalMs` of `clock` (the first run one interval from now) until `signal`
- * aborts; resolves once the loop has ended. A step that throws is handed to `onError` and the
- * loop goes on.
+ * Sleeps until `clock` reaches the next multiple of `intervalMs` (a whole interval when it is on
+ * one now). Loops that wait this way share one grid: those due at the same moment wake together,
+ * and the process wakes once for all of them rather than once each. Between polls a wake-up, not
+ * the work it runs, is most of what a loop costs (six 1 s loops each sending a GET: 3.2-3.7 ms of
+ * CPU a second apart, 1.5-1.6 together, on the 2-CPU VM); each loop keeps its interval, only its
+ * phase is the grid's.
+ */
+export function sleepToNext(clock: Clock, intervalMs: number, signal?: AbortSignal): Promise<void> {
+  const phaseMs = intervalMs > 0 ? clock.now() % intervalMs : 0;
+  return clock.sleep(intervalMs - phaseMs, signal);
+}
+
+/**
+ * Runs `step` every `intervalMs` of `clock`, on the grid of sleepToNext (the first run at its next
+ * point, at most one interval from now), until `signal` aborts; resolves once the loop has ended.
+ * A step that throws is handed to `onError` and the loop goes on.
  */
 export async function every(
   clock: Clock,
@@ -155,7 +168,7 @@ export async function every(
 ): Promise<void> {
   while (!signal.aborted) {
     try {
-      await clock.sleep(intervalMs, signal);
+      await sleepToNext(clock, intervalMs, signal);
     } catch {
       return;
     }

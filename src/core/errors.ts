@@ -22,10 +22,12 @@ export class MakerdError extends Error {
 /** Bad input from a caller or a configuration file: names the field and the reason. */
 export class InvalidInputError extends MakerdError {
   readonly field: string;
+  readonly reason: string;
 
   constructor(field: string, reason: string) {
     super('INVALID_INPUT', `${field}: ${reason}`);
     this.field = field;
+    this.reason = reason;
   }
 }
 

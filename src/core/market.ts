@@ -189,6 +189,8 @@ export interface SourceStatus {
   readonly ageMs: number;
   /** Too old, or the last poll failed or is late. */
   readonly stale: boolean;
+  /** Older than this is too old: market.stale_after_intervals × the planned interval (Infinity: off). */
+  readonly staleAfterMs: number;
   /** The error string of the last failed poll, cleared by the next success. */
   readonly lastError: string | undefined;
 }

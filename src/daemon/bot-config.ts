@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { parse as parseYaml } from 'yaml';
 import { InvalidInputError, MAX_INSTANCE, parseWithSchema } from '../core/index.js';
 import { TIERS } from '../exchange/index.js';
 import { MarketConfig } from '../market/index.js';
-import { isLoopbackHost } from '../obs/index.js';
+import { parsePublicOrigin, parseTrustedProxies, reachableFromElsewhere } from '../obs/index.js';
 import { RunnerConfig } from '../runner/config.js';
-import { ExecutorConfig } from '../executor/config.js';
+import { ExecutorConfig, checkExecutorConfig } from '../executor/config.js';
 import { SupervisorConfig, checkSupervisorConfig } from '../safety/config.js';
+import { packageFile } from './package-file.js';
 
 /**
  * The daemon's YAML. Secrets never live here (DESIGN.md §3.9): the key and secret come from the
@@ -92,8 +94,22 @@ export const BotConfig = Type.Object(
         /** Loopback by default; any other address needs a token. */
         host: Type.String({ minLength: 1, default: '127.0.0.1' }),
         port: Type.Integer({ minimum: 0, maximum: 65_535, default: 9464 }),
-        /** Variable holding the bearer token (or `<NAME>_FILE` naming a file); unset: no token. */
+        /**
+         * Variable holding the control token (or `<NAME>_FILE` naming a file): it reads and acts
+         * (halt, resume, pull, restore). Unset: no token, which only a loopback host allows.
+         */
         token_env: Type.String({ minLength: 1, default: 'MAKERD_HTTP_TOKEN' }),
+        /** Variable holding the read token (or `<NAME>_FILE`): GET only (status, metrics, stream). */
+        read_token_env: Type.String({ minLength: 1, default: 'MAKERD_HTTP_READ_TOKEN' }),
+        /** Console pages open at once; one more gets 503 (each costs a socket, not a read). */
+        max_streams: Type.Integer({ minimum: 1, maximum: 10_000, default: 32 }),
+        /**
+         * Behind a reverse proxy: the origin the browser shows (`https://makerd.example.com`),
+         * which the Host and cross-site checks accept besides the endpoint's own. Needs a token.
+         */
+        public_origin: Type.Optional(Type.String({ minLength: 1 })),
+        /** Addresses whose X-Forwarded-For and X-Forwarded-Proto are believed; none by default. */
+        trusted_proxies: Type.Array(Type.String(), { default: [] }),
       },
       { default: {}, additionalProperties: false },
     ),
@@ -147,19 +163,43 @@ const ENV_OVERRIDES: ReadonlyArray<
 ];
 
 export function parseBotConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): BotSettings {
-  const withEnv = applyEnv(raw, env);
+  const { config, setBy } = applyEnv(raw, env);
+  try {
+    return parseSettings(config, env);
+  } catch (err) {
+    // A value from the environment is not in the file: the message names where it came from.
+    const variable =
+      err instanceof InvalidInputError
+        ? [...setBy].find(([path]) => err.field === path || err.field.startsWith(`${path}.`))
+        : undefined;
+    if (variable === undefined || !(err instanceof InvalidInputError)) throw err;
+    throw new InvalidInputError(`${err.field} (set by ${variable[1]})`, err.reason);
+  }
+}
+
+function parseSettings(withEnv: unknown, env: NodeJS.ProcessEnv): BotSettings {
   const base = parseWithSchema(BotConfig, withEnv, '');
   checkUrl('exchange.url', base.exchange.url, ['http:', 'https:']);
   checkUrl('redis.url', base.redis.url, ['redis:', 'rediss:']);
-  checkHttpToken(base.http, env);
+  const http = {
+    ...base.http,
+    ...(base.http.public_origin === undefined
+      ? {}
+      : { public_origin: parsePublicOrigin(base.http.public_origin) }),
+    trusted_proxies: parseTrustedProxies(base.http.trusted_proxies),
+  };
+  checkHttpToken(http, env);
   const supervisor = parseWithSchema(SupervisorConfig, base.supervisor, 'supervisor');
   checkSupervisorConfig(supervisor);
+  const executor = parseWithSchema(ExecutorConfig, base.executor, 'executor');
+  checkExecutorConfig(executor);
   return {
     ...base,
+    http,
     record: parseRecord(base.record),
     market: parseWithSchema(MarketConfig, base.market, 'market'),
     runner: parseWithSchema(RunnerConfig, base.runner, 'runner'),
-    executor: parseWithSchema(ExecutorConfig, base.executor, 'executor'),
+    executor,
     supervisor,
   };
 }
@@ -196,17 +236,29 @@ function checkUrl(field: string, value: string, schemes: readonly string[]): voi
 }
 
 /**
- * Anything that reaches the HTTP endpoint can halt the bot, so off loopback it needs a token. It
- * is refused here, before any role touches Redis or the exchange; the token itself is read (and a
- * file that cannot be read is refused) when the endpoint starts.
+ * Anything that reaches the HTTP endpoint can halt the bot, so off loopback (or published by a
+ * reverse proxy) it needs a token. It is refused here, before any role touches Redis or the
+ * exchange; the token itself is read (and a file that cannot be read is refused) when the
+ * endpoint starts.
  */
 function checkHttpToken(http: BotSettings['http'], env: NodeJS.ProcessEnv): void {
   const name = http.token_env;
-  if (isLoopbackHost(http.host) || secretIsSet(name, env)) return;
+  if (secretIsSet(http.read_token_env, env) && !secretIsSet(name, env)) {
+    throw new InvalidInputError(
+      'http.read_token_env',
+      `${http.read_token_env} is set but the control token is not (anyone reaching the endpoint ` +
+        `could act where the read token only watches): set ${name} or ${name}_FILE too`,
+    );
+  }
+  if (!reachableFromElsewhere(http.host, http.public_origin) || secretIsSet(name, env)) return;
+  const where =
+    http.public_origin === undefined
+      ? `http.host is ${http.host}, not loopback`
+      : `http.public_origin is set (a reverse proxy publishes the endpoint)`;
   throw new InvalidInputError(
     'http.token_env',
-    `a token is required when http.host is ${http.host}, not loopback (anyone reaching it ` +
-      `could halt the bot): set ${name} or ${name}_FILE`,
+    `a token is required when ${where} (anyone reaching it could halt the bot): set ${name} or ` +
+      `${name}_FILE`,
   );
 }
 
@@ -230,21 +282,48 @@ export function loadBotConfig(file: string, env: NodeJS.ProcessEnv = process.env
     const what = ((err as Error).message.split('\n')[0] ?? '').replace(/:$/, '');
     throw new InvalidInputError('--config', `${file} is not valid YAML: ${what}`);
   }
-  return parseBotConfig(raw ?? {}, env);
+  const settings = parseBotConfig(raw ?? {}, env);
+  checkSimulatorFile(settings, dirname(file));
+  return settings;
 }
 
-function applyEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+/**
+ * The simulator's YAML that `from: simulator` credentials read the account from, where the config
+ * says: relative to the config file's folder. A copy of config/paper.yaml elsewhere finds no
+ * sim.yaml beside it; say which option names it, before any role starts.
+ */
+export function simulatorFile(settings: BotSettings, configDir: string): string | undefined {
+  const credentials = settings.exchange.credentials;
+  return credentials.from === 'simulator' ? resolve(configDir, credentials.sim_config) : undefined;
+}
+
+function checkSimulatorFile(settings: BotSettings, configDir: string): void {
+  const file = simulatorFile(settings, configDir);
+  if (file === undefined || statSync(file, { throwIfNoEntry: false })?.isFile() === true) return;
+  const packaged = packageFile('config', 'sim.yaml');
+  throw new InvalidInputError(
+    'exchange.credentials.sim_config',
+    `no file ${file} (a relative path is read from the config file's folder): name the ` +
+      `simulator's YAML${packaged === undefined ? '' : `, such as ${packaged}`}`,
+  );
+}
+
+/** The file's values with the environment's overrides, and which variable set each path. */
+function applyEnv(
+  raw: unknown,
+  env: NodeJS.ProcessEnv,
+): { config: unknown; setBy: ReadonlyMap<string, string> } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new InvalidInputError('config', 'must be a YAML mapping at the top level');
   }
   const out = structuredClone(raw) as Record<string, unknown>;
   // REDIS_URL is the common convention; MAKERD_REDIS_URL, listed first, wins over it.
-  const applied = new Set<string>();
+  const setBy = new Map<string, string>();
   for (const [name, path, type] of ENV_OVERRIDES) {
     const value = env[name];
     const key = path.join('.');
-    if (value === undefined || value === '' || applied.has(key)) continue;
-    applied.add(key);
+    if (value === undefined || value === '' || setBy.has(key)) continue;
+    setBy.set(key, name);
     let node = out;
     for (const part of path.slice(0, -1)) {
       const next = node[part];
@@ -255,5 +334,5 @@ function applyEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
     node[path[path.length - 1] as string] =
       type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
   }
-  return out;
+  return { config: out, setBy };
 }

@@ -1,6 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { ControlFlags } from '../bus/index.js';
-import { dec, errorMessage, every, type Clock, type Log, type PairInfo } from '../core/index.js';
+import {
+  PacedLoop,
+  dec,
+  errorMessage,
+  type Clock,
+  type Log,
+  type PairInfo,
+} from '../core/index.js';
 import type { MarketSnapshot, PriceLevel, QueuePosition } from '../core/market.js';
 import { isOurResting, type TrackedOrder } from '../orders/index.js';
 import type { TickReport } from '../runner/runner.js';
@@ -27,14 +34,38 @@ export interface RunnerPairReport {
   readonly ask?: string;
   readonly mid?: string;
   readonly orders: readonly ConsoleOrder[];
-  /** When each enabled market-data source last answered (the console ages them at send time). */
-  readonly sources: readonly { readonly source: string; readonly receivedAtMs: number }[];
+  /**
+   * When each enabled market-data source last answered (the console ages them at send time), and
+   * the age past which it is stale.
+   */
+  readonly sources: readonly {
+    readonly source: string;
+    readonly receivedAtMs: number;
+    readonly staleAfterMs?: number;
+  }[];
   readonly point?: ChartPoint;
 }
+
+/** The report is published this often... */
+const REPORT_EVERY_MS = 1_000;
+/**
+ * ...and, when orders were taken off (a halt, a pull, fills), this long after the last one at the
+ * soonest, rather than at the next second: the page must not list cancelled orders a second after
+ * the exchange confirmed the cancel. A halt's cancels of every pair are one report, not one each.
+ */
+const DROPPED_SOONEST_MS = 200;
 
 /** The Redis list of a pair's chart points for the last hour, oldest first. */
 export function historyKey(prefix: string, altname: string): string {
   return `${prefix}:console:points:${altname}`;
+}
+
+/**
+ * Pub/sub channel told when a report lists other orders or modes than the one before: every
+ * process's console reads the state on it instead of at its next second.
+ */
+export function consoleChangesChannel(prefix: string): string {
+  return `${prefix}:console:changes`;
 }
 
 export interface ConsoleReporterParts {
@@ -49,67 +80,121 @@ export interface ConsoleReporterParts {
 
 /**
  * The runner's side of the operator console: the book and mode of each pair's last tick, our
- * resting orders as the tracker holds them (LivePnl hands them over each second), published once
- * a second; every HISTORY_EVERY_MS a chart point is appended to the pair's hour in Redis. Any
- * process's HTTP endpoint serves the console from there. Failures are logged, never thrown into
- * the trading path.
+ * resting orders as the tracker holds them (LivePnl hands them over after each tracker write and
+ * each second), looked at once a second and soon after orders are taken off, and written when it
+ * changed (or a third of its ttl has gone); a report whose orders or modes differ from the last
+ * one's is announced on consoleChangesChannel. Every HISTORY_EVERY_MS a new chart point is
+ * appended to the pair's hour in Redis. Any process's HTTP endpoint serves the console from
+ * there. Failures are logged, never thrown into the trading path.
  */
 export class ConsoleReporter {
   readonly #parts: ConsoleReporterParts;
   readonly #snapshots = new Map<string, MarketSnapshot>();
   readonly #orders = new Map<string, readonly TrackedOrder[]>();
-  readonly #stop = new AbortController();
-  #loop: Promise<void> | undefined;
+  readonly #loop: PacedLoop;
   #historyAtMs = -Infinity;
+  /** What the last report listed of orders and modes (what it is announced on). */
+  #listed = '';
+  /** The pairs' report as last built from the ticks and orders, and its JSON. */
+  #built: { readonly pairs: Record<string, RunnerPairReport>; readonly json: string } | undefined;
+  /** A tick or the orders came since the report was last built. */
+  #changed = true;
+  /** The pairs' report as last written (JSON) and when. */
+  #written: { readonly json: string; readonly atMs: number } | undefined;
+  /** Per pair altname, the time of the chart point last appended. */
+  readonly #pointsAppended = new Map<string, number>();
 
   constructor(parts: ConsoleReporterParts) {
     this.#parts = parts;
+    this.#loop = new PacedLoop({
+      clock: parts.clock,
+      everyMs: REPORT_EVERY_MS,
+      soonestMs: DROPPED_SOONEST_MS,
+      step: () => this.publish(),
+      onError: (err) => parts.log.warn({ err: errorMessage(err) }, 'console report failed'),
+    });
   }
 
   tick(report: TickReport): void {
     this.#snapshots.set(report.pair, report.snapshot);
+    this.#changed = true;
   }
 
   orders(pair: PairInfo, live: readonly TrackedOrder[]): void {
+    const before = (this.#orders.get(pair.id) ?? []).filter(isOurResting).length;
     this.#orders.set(pair.id, live);
+    this.#changed = true;
+    if (live.filter(isOurResting).length < before) this.#loop.changed();
   }
 
   start(): void {
-    this.#loop = every(
-      this.#parts.clock,
-      1_000,
-      this.#stop.signal,
-      () => this.publish(),
-      (err) => this.#parts.log.warn({ err: errorMessage(err) }, 'console report failed'),
-    );
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stop.abort();
-    await this.#loop;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   async publish(): Promise<void> {
     const { flags, redis, prefix, clock, reportTtlMs } = this.#parts;
     const now = clock.now();
+    const { pairs, json } = this.#build();
+    // Between polls the report says the same each second: it is written again only when it
+    // changed, or before a third of its ttl has gone.
+    const written = this.#written;
+    if (written?.json !== json || now - written.atMs >= reportTtlMs / 3) {
+      const report: RunnerConsoleReport = { atMs: now, pairs };
+      await flags.report(CONSOLE_REPORT, report, reportTtlMs);
+      this.#written = { json, atMs: now };
+    }
+    const listed = JSON.stringify(
+      Object.entries(pairs).map(([altname, p]) => listedOf(altname, p)),
+    );
+    if (listed !== this.#listed) {
+      this.#listed = listed;
+      // Best effort: a console that misses it reads the report at its next second.
+      await redis.publish(consoleChangesChannel(prefix), 'report').catch(() => undefined);
+    }
+    if (now - this.#historyAtMs < HISTORY_EVERY_MS) return;
+    this.#historyAtMs = now;
+    // A point no newer than the pair's last (no snapshot since) would be dropped by the page.
+    const points = Object.entries(pairs).flatMap(([altname, { point }]) =>
+      point === undefined || point.tMs <= (this.#pointsAppended.get(altname) ?? -Infinity)
+        ? []
+        : [{ altname, point }],
+    );
+    if (points.length === 0) return;
+    const batch = redis.pipeline();
+    for (const { altname, point } of points) {
+      const key = historyKey(prefix, altname);
+      batch.rpush(key, JSON.stringify(point)).ltrim(key, -HISTORY_POINTS, -1);
+    }
+    await batch.exec();
+    for (const { altname, point } of points) this.#pointsAppended.set(altname, point.tMs);
+  }
+
+  /** The pairs' report, built again only after a tick or new orders. */
+  #build(): { readonly pairs: Record<string, RunnerPairReport>; readonly json: string } {
+    if (!this.#changed && this.#built !== undefined) return this.#built;
+    this.#changed = false;
     const pairs: Record<string, RunnerPairReport> = {};
     for (const pair of this.#parts.pairs) {
       const snap = this.#snapshots.get(pair.id);
       if (snap !== undefined)
         pairs[pair.altname] = pairReport(snap, this.#orders.get(pair.id) ?? []);
     }
-    const report: RunnerConsoleReport = { atMs: now, pairs };
-    await flags.report(CONSOLE_REPORT, report, reportTtlMs);
-    if (now - this.#historyAtMs < HISTORY_EVERY_MS) return;
-    this.#historyAtMs = now;
-    const batch = redis.pipeline();
-    for (const [altname, p] of Object.entries(pairs)) {
-      if (p.point === undefined) continue;
-      const key = historyKey(prefix, altname);
-      batch.rpush(key, JSON.stringify(p.point)).ltrim(key, -HISTORY_POINTS, -1);
-    }
-    await batch.exec();
+    this.#built = { pairs, json: JSON.stringify(pairs) };
+    return this.#built;
   }
+}
+
+/**
+ * What a change of is worth telling the consoles at once: the pair's mode and which orders it
+ * holds. Not the book, the queue places or the data ages, which move each tick and which the
+ * consoles' second shows.
+ */
+function listedOf(altname: string, p: RunnerPairReport): unknown[] {
+  return [altname, p.mode, p.modeReason, p.orders.map((o) => [o.side, o.price, o.volume])];
 }
 
 /** Our resting orders as the console lists them: bids best first, then asks best first. */
@@ -132,7 +217,11 @@ function pairReport(snap: MarketSnapshot, live: readonly TrackedOrder[]): Runner
   const asks = orders.filter((o) => o.side === 'sell').map((o) => Number(o.price));
   const sources = Object.entries(snap.sources)
     .filter(([, s]) => s.receivedAtMs !== undefined)
-    .map(([source, s]) => ({ source, receivedAtMs: s.receivedAtMs as number }));
+    .map(([source, s]) => ({
+      source,
+      receivedAtMs: s.receivedAtMs as number,
+      ...(Number.isFinite(s.staleAfterMs) ? { staleAfterMs: s.staleAfterMs } : {}),
+    }));
   return {
     mode: snap.mode,
     ...(snap.modeReason === undefined ? {} : { modeReason: snap.modeReason }),

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { StallWatch } from '../core/index.js';
 import type { IntentBus } from '../bus/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import { Executor, ExecutorMetrics } from '../executor/index.js';
@@ -14,6 +15,8 @@ export interface ExecutorRoleParts extends RoleBaseParts {
   readonly owner?: string;
   /** Where the process beacon listens; false for none (the replay). */
   readonly beaconDir?: string | false;
+  /** The process's stall watch: after a stall each pair held syncs before trading again. */
+  readonly stallWatch?: StallWatch;
 }
 
 export interface ExecutorRole {
@@ -47,6 +50,7 @@ export async function startExecutorRole(parts: ExecutorRoleParts): Promise<Execu
       log: log.child({ component: 'executor' }),
       ...(parts.owner === undefined ? {} : { owner: parts.owner }),
       ...(parts.beaconDir === undefined ? {} : { beaconDir: parts.beaconDir }),
+      ...(parts.stallWatch === undefined ? {} : { stallWatch: parts.stallWatch }),
     });
     await executor.start();
     return {

@@ -5,7 +5,7 @@ import type { Logger } from '../obs/index.js';
 import { Recorder, type RecordingStats } from '../recording/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
-import { pollPlan } from './runner-role.js';
+import { logPlanFit, pollPlan } from './runner-role.js';
 
 export interface RecordSessionOptions {
   readonly settings: BotSettings;
@@ -80,7 +80,7 @@ export async function startRecordSession(o: RecordSessionOptions): Promise<Recor
       client.tier,
       pairs.map((p) => p.id),
     );
-    for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+    logPlanFit(plan, log);
     await recorder.start({ plan, client, pairs });
     const stopped = new Promise<string>((done) => recorder.onStop((err) => done(err.message)));
     feed = new MarketFeed({

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { errorMessage, every, type Clock, type Log } from '../core/index.js';
-import { decayedLevel, type RestLimiter } from '../exchange/index.js';
+import { errorMessage, type Log } from '../core/index.js';
+import type { RestLimiter } from '../exchange/index.js';
 
 /** Every tier's counter has leaked empty this long after its last call (starter: 15 / 0.33 s). */
 const KEEP_MS = 120_000;
-const WRITE_EVERY_MS = 1_000;
 
 /** The Redis key of an API key's REST counter level; the API key itself is hashed, never stored. */
 export function restLevelKeyFor(apiKey: string): string {
@@ -13,47 +12,66 @@ export function restLevelKeyFor(apiKey: string): string {
 }
 
 /**
- * Carries the REST counter model across a restart (issue #32 item 3): the exchange's counter
- * does not reset when makerd is killed, and a restart that began at zero polled and reconciled
- * at once into `EAPI:Rate limit exceeded` (1-5 a restart on the starter tier). The level is
- * checked once a second and read before the first private call; what the last second's calls
- * added is within the REST headroom. It is written only when calls added to it since the last
- * write: otherwise the stored level, decayed at `decayPerSec` as the reader decays it, is still
- * right, and an idle bot would rewrite the same figure each second.
+ * Adds a call to the key's level: KEYS[1] the level key; ARGV cost, the caller's own model after
+ * the call, now (ms), decay per second, expiry (ms). The stored level, decayed to now, plus the
+ * cost, and never below the caller's model; returned. A value that is not the JSON this writes
+ * counts as 0 (the caller's model then stands).
+ */
+const ADD = `
+local level, at = 0, 0
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, v = pcall(cjson.decode, raw)
+  if ok and type(v) == 'table' and tonumber(v.level) and tonumber(v.atMs) then
+    level, at = tonumber(v.level), tonumber(v.atMs)
+  end
+end
+local now = tonumber(ARGV[3])
+level = math.max(0, level - tonumber(ARGV[4]) * math.max(0, now - at) / 1000) + tonumber(ARGV[1])
+level = math.ceil(math.max(level, tonumber(ARGV[2])) * 1000) / 1000
+at = math.max(at, now)
+redis.call('SET', KEYS[1], string.format('{"level":%.3f,"atMs":%d}', level, at), 'PX', ARGV[5])
+return tostring(level)
+`;
+
+/**
+ * Keeps the key's REST counter in Redis, shared by every process on the key (issue #32 item 3):
+ * the exchange counts the key's calls whoever sends them and does not reset when makerd is killed.
+ * The level is read before the first private call; each counted call adds its cost to it in one
+ * script, sent before the call (the script is on the Redis socket first, so a kill -9 loses no
+ * point the exchange counted), and the answer raises this process's model to the key's level,
+ * so the calls of another process on the key (`makerd halt --config`, split roles) are counted
+ * from the next call on. A write once a second of this process's own model lost the last
+ * second's calls (5 of 12 kill -9 restarts under load refused) and each process overwrote the
+ * others'. An idle bot sends nothing: the stored level, decayed, is still right.
  */
 export async function carryRestLevel(
   redis: Redis,
-  apiKey: string,
+  /** restLevelKeyFor(apiKey), or a name of the process's own (an exchange of its own). */
+  key: string,
   limiter: RestLimiter,
-  clock: Clock,
   log: Log | undefined,
-  decayPerSec: number,
-): Promise<{ close(): Promise<void> }> {
-  const key = restLevelKeyFor(apiKey);
-  const raw = await redis.get(key);
-  let stored = parse(raw);
+): Promise<{ close(): void }> {
+  const stored = parse(await redis.get(key));
   if (stored !== undefined) limiter.seed(stored.level, stored.atMs);
-  const write = async (): Promise<void> => {
-    const atMs = Math.floor(clock.now());
-    const level = Number(limiter.snapshot(atMs).level.toFixed(3));
-    const predicted =
-      stored === undefined ? -1 : decayedLevel(stored.level, stored.atMs, decayPerSec, atMs);
-    // The stored figure is rounded to a thousandth.
-    if (level <= predicted + 0.001) return;
-    await redis.set(key, JSON.stringify({ level, atMs }), 'PX', KEEP_MS);
-    stored = { level, atMs };
-  };
-  const stop = new AbortController();
-  const loop = every(clock, WRITE_EVERY_MS, stop.signal, write, (err) =>
-    log?.warn({ err: errorMessage(err) }, 'writing the REST counter level failed'),
-  );
-  return {
-    async close() {
-      stop.abort();
-      await loop;
-      await write().catch(() => undefined);
-    },
-  };
+  let failing = false;
+  const stop = limiter.onRaised((cost, level, atMs) => {
+    const now = Math.floor(atMs);
+    const args = [String(cost), String(level), String(now), String(limiter.decayPerSec)];
+    redis.eval(ADD, 1, key, ...args, String(KEEP_MS)).then(
+      (reply) => {
+        failing = false;
+        const shared = Number(reply);
+        if (Number.isFinite(shared)) limiter.seed(shared, now);
+      },
+      (err: unknown) => {
+        if (!failing)
+          log?.warn({ err: errorMessage(err) }, 'writing the REST counter level failed');
+        failing = true;
+      },
+    );
+  });
+  return { close: stop };
 }
 
 function parse(raw: string | null): { level: number; atMs: number } | undefined {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import {
   MakerdError,
   errorMessage,
@@ -9,21 +9,22 @@ import {
   type PairInfo,
 } from '../core/index.js';
 import {
-  REST_COUNTER,
   RedisNonceSource,
   SpotClient,
   nonceKeyFor,
   type CredentialsInput,
   type Transport,
 } from '../exchange/index.js';
-import type { PulledPairs } from '../bus/index.js';
+import type { PulledPairs, RedisControlFlags } from '../bus/index.js';
 import { ratecountKeyFor } from '../executor/index.js';
 import type { RedisOrderTracker } from '../orders/index.js';
 import { Recorder } from '../recording/index.js';
 import { loadPairs } from '../market/index.js';
 import type { BotSettings } from './bot-config.js';
 import { resolveCredentials } from './credentials.js';
-import { carryRestLevel } from './rest-level.js';
+import { RedisWatch } from './redis-watch.js';
+import { carryRestLevel, restLevelKeyFor } from './rest-level.js';
+import { recordTradedPairs } from './traded-pairs.js';
 import { redisStores, sharedStores, type Stores } from './stores.js';
 
 /**
@@ -46,6 +47,12 @@ export interface RoleBaseParts {
   readonly log?: Log;
   /** The runner runs here: record what the key's client polls if the config's `record` says so. */
   readonly record?: boolean;
+  /**
+   * The exchange is this process's alone (the demo's fresh simulator): the key's REST counter
+   * level and ratecount model live under the prefix, cleared with it, not beside those of every
+   * other process on the key, which count calls to other exchanges (other demos, other runs).
+   */
+  readonly ownExchange?: boolean;
 }
 
 /**
@@ -109,6 +116,7 @@ export async function openRoleBase(
   };
   try {
     const credentials = resolveCredentials(settings.exchange, parts.env, parts.configDir);
+    const own = parts.ownExchange === true;
     const recorder =
       parts.record === true && settings.record !== undefined
         ? new Recorder({
@@ -124,11 +132,9 @@ export async function openRoleBase(
       opened.push(
         await carryRestLevel(
           redis,
-          credentials.apiKey,
+          own ? `${settings.redis.prefix}:rest-level` : restLevelKeyFor(credentials.apiKey),
           client.limiter,
-          clock,
           parts.log,
-          REST_COUNTER[client.tier].decayPerSec,
         ),
       );
     }
@@ -136,22 +142,34 @@ export async function openRoleBase(
       client,
       settings.pairs.map((p) => p.pair),
     );
+    await recordTradedPairs(redis, settings.redis.prefix, pairs);
     const stores = redisStores({
       redis,
       prefix: settings.redis.prefix,
-      ratecountKey: ratecountKeyFor(credentials.apiKey),
+      ratecountKey: own
+        ? `${settings.redis.prefix}:ratecount`
+        : ratecountKeyFor(credentials.apiKey),
       tier: settings.exchange.tier,
       clock,
       ...(parts.log === undefined ? {} : { log: parts.log }),
     });
     opened.push(stores);
     await stores.flags.watch(HALT_POLL_MS, clock);
+    const redisWatch = new RedisWatch({
+      redis,
+      clock,
+      ...(parts.log === undefined ? {} : { log: parts.log.child({ component: 'redis' }) }),
+    });
+    redisWatch.start();
+    opened.push(redisWatch);
     return {
       ...sharedStores(stores),
+      flags: stores.flags,
       tracker: stores.tracker,
       pulled: stores.pulled,
       clock,
       redis,
+      redisWatch,
       client,
       apiKey: credentials.apiKey,
       pairs,
@@ -165,13 +183,19 @@ export async function openRoleBase(
   }
 }
 
+/** A Redis URL as makerd prints it: without its user and password, with its database. */
+export function shownRedisUrl(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname === '/' ? '' : pathname}`;
+}
+
 /**
  * A connection to the bot's Redis, or one line naming `redis.url` and why not (exit 1: under a
- * restart policy the next start tries again), with nothing else started. The URL is shown without
- * its user and password.
+ * restart policy the next start tries again), with nothing else started. `options`: a one-shot
+ * command's (one attempt, no retries) instead of a role's (commands wait through an outage).
  */
-async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
+export async function connectRedis(url: string, options: RedisOptions = {}): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, ...options, lazyConnect: true });
   let reason: unknown;
   // ioredis reports the cause (ECONNREFUSED, ENOTFOUND...) as an event, then rejects connect()
   // with only "Connection is closed".
@@ -182,10 +206,9 @@ async function connectRedis(url: string): Promise<Redis> {
     return redis;
   } catch (err) {
     redis.disconnect();
-    const { protocol, host } = new URL(url);
     throw new MakerdError(
       'NO_REDIS',
-      `redis.url: cannot connect to ${protocol}//${host}: ${errorMessage(reason ?? err)}`,
+      `redis.url: cannot connect to ${shownRedisUrl(url)}: ${errorMessage(reason ?? err)}`,
       { cause: err },
     );
   } finally {
@@ -196,6 +219,9 @@ async function connectRedis(url: string): Promise<Redis> {
 /** A base opened on Redis (every process of `makerd run` and its roles), with its Redis stores. */
 export interface LiveRoleBase extends RoleBase {
   readonly redis: Redis;
+  readonly flags: RedisControlFlags;
+  /** Whether Redis answers, and how long it has not (the log says so too). */
+  readonly redisWatch: RedisWatch;
   readonly tracker: RedisOrderTracker;
   readonly pulled: PulledPairs;
 }

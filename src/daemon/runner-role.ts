@@ -25,7 +25,9 @@ import { RunnerMetrics } from '../runner/metrics.js';
 import { Runner, type PairStrategy } from '../runner/runner.js';
 import { instantiateStrategy, loadStrategy } from '../runner/strategy-loader.js';
 import { pairLimits, quotesBreach } from '../safety/index.js';
+import { AuditTrail } from './audit-trail.js';
 import type { BotSettings } from './bot-config.js';
+import { appendAudit, ownEntry } from './control-actions.js';
 import { ConsoleReporter } from './console-report.js';
 import { LivePnl, type ReplayPnlHooks } from './pnl-live.js';
 import { PnlMetrics } from './pnl-metrics.js';
@@ -106,6 +108,15 @@ export function pollPlan(
 }
 
 /**
+ * What the plan stretched: a warning when it had to stretch intervals the operator set (they
+ * asked for more than the key can pay), an info line when only defaults were stretched.
+ */
+export function logPlanFit(plan: BudgetPlan, log: Logger): void {
+  for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+  for (const note of plan.notes) log.info({ component: 'planner' }, note);
+}
+
+/**
  * Records what the runner polls (`record:`). A disk too full to record, at start or later, is
  * logged and recording stops; trading goes on.
  */
@@ -137,7 +148,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       client.tier,
       pairs.map((p) => p.id),
     );
-    for (const warning of plan.warnings) log.warn({ component: 'planner' }, warning);
+    logPlanFit(plan, log);
     await startRecording(base, plan, log);
     log.info(
       {
@@ -200,8 +211,24 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       everyMs,
       log: log.child({ component: 'runner' }),
     });
+    // Into the snapshots' inventory before the runner's own listener (runner.start) ticks the pair.
+    fills.onFill((fill) => feed.fill(fill));
     const risk = settings.supervisor.risk;
     const { pulled } = base;
+    // A quote the risk limits refuse halts everything, on the audit trail (a replay has none).
+    const trail =
+      base.redis === undefined ? undefined : new AuditTrail(base.redis, settings.redis.prefix);
+    const riskHalt = async (reason: string): Promise<void> => {
+      try {
+        const changed = await flags.halt(reason, 'runner', Math.floor(clock.now()));
+        const before = changed ? { halted: false } : flags.current();
+        if (trail === undefined) return;
+        const entry = ownEntry('runner', clock.now(), { action: 'halt', reason, changed, before });
+        await appendAudit({ trail, log }, entry);
+      } catch (err) {
+        log.error({ err: errorMessage(err) }, 'setting the halt flag failed');
+      }
+    };
     const runner = new Runner({
       feed,
       fills,
@@ -225,11 +252,7 @@ export async function startRunnerRole(parts: RunnerRoleParts): Promise<RunnerRol
       editPoints: (ageMs) => penalty('EditOrder', ageMs),
       pulled: (pair) =>
         pulled.has(pair.altname) ? ownOrders(executorOrders.get(pair.id)) : undefined,
-      onRefused: (pair, reason) => {
-        void flags
-          .halt(`risk: ${pair.altname}: ${reason}`, 'runner', Math.floor(clock.now()))
-          .catch((err: unknown) => log.error({ err }, 'setting the halt flag failed'));
-      },
+      onRefused: (pair, reason) => void riskHalt(`risk: ${pair.altname}: ${reason}`),
     });
     // Liveness for the supervisor, beaten as ticks complete: a runner whose market data stopped or
     // whose loop hangs stops proving it is alive, and the dead-man heartbeats stop with it.

@@ -1,5 +1,11 @@
-import type { HaltState, PullState } from '../bus/index.js';
-import { Decimal, type Clock, type PairInfo } from '../core/index.js';
+import {
+  orderEntryFailure,
+  readOrderEntry,
+  type HaltState,
+  type OrderEntryReport,
+  type PullState,
+} from '../bus/index.js';
+import { Decimal, printable, type Clock, type PairInfo } from '../core/index.js';
 import type { OrderState } from '../orders/index.js';
 import type { PnlSummaryJson } from '../pnl/index.js';
 import { PNL_REPORT, type PnlReport } from './pnl-live.js';
@@ -46,12 +52,15 @@ export interface PairStatus {
   readonly quoting?: QuotingJson | undefined;
   /** Set when an operator pulled the pair (the console): no quotes until restored. */
   readonly pulled?: PullState | undefined;
+  /** Its executor's word on order entry (failing: no order reaches the engine in time). */
+  readonly orderEntry?: OrderEntryReport | undefined;
 }
 
 export interface StatusSources {
   /** The stores the roles share: this process's own, or Redis's for `makerd status`. */
   readonly stores: Pick<Stores, 'tracker' | 'ratecount' | 'flags' | 'leases' | 'pulled'>;
-  readonly pairs: readonly PairInfo[];
+  /** What the exchange calls them (AssetPairs), or what the roles recorded of it in Redis. */
+  readonly pairs: readonly Pick<PairInfo, 'id' | 'altname'>[];
   readonly clock: Clock;
 }
 
@@ -72,11 +81,12 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
   ]);
   const pairs = await Promise.all(
     s.pairs.map(async (p): Promise<PairStatus> => {
-      const [live, position, level, lease] = await Promise.all([
+      const [live, position, level, lease, orderEntry] = await Promise.all([
         tracker.live(p.id),
         tracker.position(p.id),
         ratecount.level(p.id, now).then((r) => r.level),
         leases.taken(p.id),
+        readOrderEntry(flags, p.id),
       ]);
       const ordersByState: Partial<Record<OrderState, number>> = {};
       for (const o of live) ordersByState[o.state] = (ordersByState[o.state] ?? 0) + 1;
@@ -94,6 +104,7 @@ export async function readStatus(s: StatusSources): Promise<StatusReport> {
         pnl: pnl?.pairs[p.altname],
         quoting: pnl?.quoting?.[p.altname],
         pulled: pulled.get(p.altname),
+        orderEntry,
       };
     }),
   );
@@ -121,7 +132,10 @@ export function readBaseStatus(base: RoleBase): Promise<StatusReport> {
   return readStatus({ stores: base, pairs: base.pairs, clock: base.clock });
 }
 
-/** The report for people: one line per fact. */
+/**
+ * The report for people: one line per fact. Names and reasons in it come from operators, the
+ * exchange or a remote /status, so each line is made printable: none can forge another.
+ */
 export function formatStatus(r: StatusReport): string {
   const lines: string[] = [];
   lines.push(
@@ -170,10 +184,14 @@ export function formatStatus(r: StatusReport): string {
           'no quotes until restored (the console)',
       );
     }
+    if (p.orderEntry?.failing === true) {
+      const since = new Date(p.orderEntry.sinceMs).toISOString();
+      lines.push(`  ${orderEntryFailure(p.orderEntry)} (since ${since})`);
+    }
     if (p.pnl !== undefined) lines.push(...pnlLines(p.pnl));
     if (p.quoting !== undefined) lines.push(...quotingLines(p.quoting));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /**

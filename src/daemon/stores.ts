@@ -42,6 +42,7 @@ export interface Stores {
 /** The live stores, by their Redis types (their pub/sub channels are Redis's). */
 export interface RedisStores extends Stores {
   readonly tracker: RedisOrderTracker;
+  readonly flags: RedisControlFlags;
   readonly pulled: PulledPairs;
 }
 

@@ -1,9 +1,18 @@
 import type { Registry } from 'prom-client';
-import type { Log } from '../core/index.js';
+import { readOrderEntry } from '../bus/index.js';
+import type { Log, StallWatch } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { Logger } from '../obs/index.js';
-import { Supervisor, SupervisorMetrics, checkLossQuote, type StopReport } from '../safety/index.js';
+import {
+  Supervisor,
+  SupervisorMetrics,
+  checkLossQuote,
+  checkRiskPairs,
+  type StopReport,
+} from '../safety/index.js';
 import type { BotSettings } from './bot-config.js';
+import { AuditTrail } from './audit-trail.js';
+import { appendAudit, ownEntry } from './control-actions.js';
 import { roleBaseFor, type RoleBaseParts } from './role-base.js';
 import { trackerRiskSource } from './risk-source.js';
 
@@ -13,6 +22,8 @@ export interface SupervisorRoleParts extends RoleBaseParts {
   readonly registry: Registry;
   /** A supervisor in a process of its own halts when stopped (its roles run on elsewhere). */
   readonly alone: boolean;
+  /** The process's stall watch: its report says whether the dead-man timer fired meanwhile. */
+  readonly stallWatch?: StallWatch;
 }
 
 export interface SupervisorRole {
@@ -30,23 +41,49 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
   const { settings, log } = parts;
   const { base, release } = await roleBaseFor(settings, parts);
   const { clock, client, flags, pairs, tracker, bus } = base;
+  const supervisorLog = log.child({ component: 'supervisor' });
+  // Its own halts and resumes go to the audit trail (a replay's base has no Redis, and no trail).
+  const trail =
+    base.redis === undefined ? undefined : new AuditTrail(base.redis, settings.redis.prefix);
   try {
     checkLossQuote(
       settings.supervisor.risk,
       pairs.map((p) => p.quote),
+    );
+    checkRiskPairs(
+      settings.supervisor.risk,
+      pairs.map((p) => ({ pair: p.id, altname: p.altname })),
     );
     const supervisor = new Supervisor({
       client,
       flags,
       config: settings.supervisor,
       clock,
-      log: log.child({ component: 'supervisor' }),
+      log: supervisorLog,
       metrics: new SupervisorMetrics(parts.registry, clock),
+      ...(trail === undefined
+        ? {}
+        : {
+            onAction: (action) =>
+              void appendAudit(
+                { trail, log: supervisorLog },
+                ownEntry('supervisor', clock.now(), action),
+              ),
+          }),
       haltOnStop: parts.alone,
       risk: trackerRiskSource({ tracker, client, pairs, clock }),
       restBudget: () => {
         const snap = client.limiter?.snapshot();
         return { level: Math.round((snap?.level ?? 0) * 100) / 100, max: snap?.max ?? 0 };
+      },
+      orderEntry: async () => {
+        const reports = await Promise.all(
+          pairs.map(async (p) => {
+            const r = await readOrderEntry(flags, p.id);
+            return r === undefined ? [] : [{ ...r, pair: p.altname }];
+          }),
+        );
+        return reports.flat();
       },
       queues: {
         pause: async () => {
@@ -58,6 +95,10 @@ export async function startSupervisorRole(parts: SupervisorRoleParts): Promise<S
       },
     });
     await supervisor.start();
+    parts.stallWatch?.onStall(async (stall) => {
+      const firedAtMs = await supervisor.deadMan.check();
+      return { deadManFired: firedAtMs !== undefined && firedAtMs >= stall.fromMs };
+    });
     return {
       supervisor,
       client,

@@ -104,8 +104,16 @@ export class TrackerFills implements FillSource {
   /** Hands on the fills of every pair recorded since the last check, oldest first. */
   check(): Promise<void> {
     return this.#runs.run('*', async () => {
-      for (const p of this.#pairs) await this.#checkPair(p);
+      // Every pair's count in one round trip of Redis; the new fills, if any, pair by pair.
+      const counts = await Promise.all(
+        this.#pairs.map(async (p) => ({ p, fills: (await this.#tracker.position(p.id)).fills })),
+      );
+      for (const { p, fills } of counts) await this.#handOn(p, fills);
     });
+  }
+
+  async #checkPair(p: PairInfo): Promise<void> {
+    await this.#handOn(p, (await this.#tracker.position(p.id)).fills);
   }
 
   /**
@@ -113,9 +121,9 @@ export class TrackerFills implements FillSource {
    * read and decoded: most checks find none, and reading and decoding the newest 100 fills of each
    * pair every second was a quarter of all the memory `makerd run` allocated (bench/soak.ts).
    */
-  async #checkPair(p: PairInfo): Promise<void> {
+  async #handOn(p: PairInfo, count: number): Promise<void> {
     const seen = this.#seen.get(p.id) ?? 0;
-    const news = (await this.#tracker.position(p.id)).fills - seen;
+    const news = count - seen;
     if (news <= 0) return;
     let read = await this.#tracker.recentFills(p.id, Math.min(news, MAX_PER_CHECK));
     // Fills recorded between the two reads: the newest `news` are not all the unseen ones.
@@ -135,6 +143,7 @@ export class TrackerFills implements FillSource {
         side: f.side,
         price: dec(f.price),
         volume: dec(f.volume),
+        cost: dec(f.cost),
         fee: dec(f.fee),
         feeIn: f.feeIn,
         timeMs: f.atMs,

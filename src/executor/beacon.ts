@@ -46,8 +46,8 @@ export class ProcessBeacon {
   }
 
   /** True only when the process that opened beacon `id` in our directory has ended. */
-  async provesEnded(id: string): Promise<boolean> {
-    return ID.test(id) && ended(pathFor(this.#dir, id));
+  provesEnded(id: string): Promise<boolean> {
+    return beaconEnded(this.#dir, id);
   }
 
   /** Removes the socket file of an ended beacon (after its lease was taken over). */
@@ -62,6 +62,14 @@ export class ProcessBeacon {
 }
 
 const ID = /^[0-9a-f]{24}$/;
+
+/**
+ * True only when the process that opened beacon `id` in `dir` has ended (for a reader that holds
+ * no lease, and so no beacon of its own: `makerd demo` looking for another demo).
+ */
+export async function beaconEnded(dir: string, id: string): Promise<boolean> {
+  return ID.test(id) && ended(pathFor(dir, id));
+}
 
 function pathFor(dir: string, id: string): string {
   return join(dir, `${PREFIX}${id}${SUFFIX}`);

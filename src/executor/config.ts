@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { InvalidInputError } from '../core/index.js';
 
 /** `executor:` in the daemon's YAML: how intents become order-entry calls. */
 export const ExecutorConfig = Type.Object(
@@ -10,13 +11,31 @@ export const ExecutorConfig = Type.Object(
      */
     headroom_points: Type.Number({ minimum: 0, default: 2 }),
     /**
-     * The `deadline` sent with every order-entry call, from the moment it is sent. Short, so an
-     * unanswered call is known not to execute soon after (the spec's minimum is 2 s; the extra
-     * second covers clock differences).
+     * The shortest `deadline` sent with an order-entry call, from the moment it is sent. Short, so
+     * an unanswered call is known not to execute soon after (the spec's minimum is 2 s at the
+     * engine; the extra second covers clock differences). On a slower link the deadline grows
+     * with the measured round trip (round-trips.ts), up to `deadline_max_ms`.
      */
     deadline_ms: Type.Integer({ minimum: 2_500, maximum: 60_000, default: 3_000 }),
-    /** Our own limit on waiting for an order-entry answer; past it the outcome is unknown. */
+    /**
+     * The longest `deadline` sent. A call that reaches the engine later than this after it was
+     * priced is stale for a market maker: past it order entry is failing (a warning, /readyz,
+     * the supervisor's halt) rather than quoting ever older prices. The spec allows 60 s.
+     */
+    deadline_max_ms: Type.Integer({ minimum: 2_500, maximum: 60_000, default: 10_000 }),
+    /**
+     * What the deadline keeps over the recent p99 order-entry round trip plus the spec's 2 s
+     * minimum: clock differences and jitter. The round trip stands for the one-way delay, which
+     * is not measurable and can be all of it.
+     */
+    deadline_margin_ms: Type.Integer({ minimum: 0, maximum: 30_000, default: 1_000 }),
+    /**
+     * The shortest wait for an order-entry answer; past it the outcome is unknown. On a slower
+     * link it grows to twice the recent p99 round trip, up to `deadline_max_ms`.
+     */
     request_timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000 }),
+    /** Order-entry round trips older than this no longer count for the p99. */
+    round_trip_window_ms: Type.Integer({ minimum: 1_000, maximum: 3_600_000, default: 60_000 }),
     /** Unknown outcomes are queried this long after the call's deadline. */
     resolve_grace_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
     /** Full reconciliation against OpenOrders and ClosedOrders (REST budget: 2 calls each time). */
@@ -63,3 +82,13 @@ export const ExecutorConfig = Type.Object(
   { additionalProperties: false },
 );
 export type ExecutorConfig = Static<typeof ExecutorConfig>;
+
+/** What the schema cannot say: a deadline range that is a range. */
+export function checkExecutorConfig(config: ExecutorConfig): void {
+  if (config.deadline_max_ms < config.deadline_ms) {
+    throw new InvalidInputError(
+      'executor.deadline_max_ms',
+      `must be at least deadline_ms (${config.deadline_ms}), got ${config.deadline_max_ms}`,
+    );
+  }
+}

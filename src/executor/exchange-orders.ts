@@ -1,7 +1,7 @@
 import { dec, decodeUserref, slotKey } from '../core/index.js';
 import type { Order } from '../exchange/endpoints/account.js';
 import type { PairInfo } from '../core/index.js';
-import { UnknownOrderError, type SpotClient } from '../exchange/index.js';
+import { UnknownOrderError, type CallOptions, type SpotClient } from '../exchange/index.js';
 import { OTHER_LIMITS } from '../exchange/limits/index.js';
 import type { OrderState, TrackedOrder } from '../orders/types.js';
 
@@ -74,17 +74,24 @@ export function isPairOrder(o: Order, pair: PairInfo): boolean {
  */
 export class OrderReads {
   readonly #client: SpotClient;
+  readonly #call: CallOptions;
   #open: { atMs: number; result: Promise<Record<string, Order>> } | undefined;
 
-  constructor(client: SpotClient) {
+  /**
+   * `signal` ends every read when the executor stops: after a halt's burst a read waits seconds
+   * for REST budget (a point every 3 s on the starter tier), and would hold the stop, then write
+   * to the tracker after the pair's lease was given back.
+   */
+  constructor(client: SpotClient, signal?: AbortSignal) {
     this.#client = client;
+    this.#call = signal === undefined ? {} : { signal };
   }
 
   /** Open orders fetched no earlier than `notBeforeMs`. */
   open(notBeforeMs: number, nowMs: number): Promise<Record<string, Order>> {
     const cached = this.#open;
     if (cached !== undefined && cached.atMs >= notBeforeMs) return cached.result;
-    const result = this.#client.openOrders({}).then((r) => r.result.open);
+    const result = this.#client.openOrders({}, this.#call).then((r) => r.result.open);
     this.#open = { atMs: nowMs, result };
     result.catch(() => {
       if (this.#open?.result === result) this.#open = undefined;
@@ -98,7 +105,10 @@ export class OrderReads {
     const start = Math.floor(sinceMs / 1000);
     for (let page = 0; page < maxPages; page++) {
       const ofs = page * OTHER_LIMITS.closedOrdersPageSize;
-      const { result } = await this.#client.closedOrders({ start, ofs, closetime: 'both' });
+      const { result } = await this.#client.closedOrders(
+        { start, ofs, closetime: 'both' },
+        this.#call,
+      );
       const entries = Object.entries(result.closed);
       for (const [txid, o] of entries) out[txid] = o;
       if (
@@ -114,7 +124,10 @@ export class OrderReads {
   async query(txids: readonly string[]): Promise<Record<string, Order>> {
     const out: Record<string, Order> = {};
     for (let i = 0; i < txids.length; i += 50) {
-      const { result } = await this.#client.queryOrders({ txid: txids.slice(i, i + 50) });
+      const { result } = await this.#client.queryOrders(
+        { txid: txids.slice(i, i + 50) },
+        this.#call,
+      );
       Object.assign(out, result);
     }
     return out;
@@ -134,7 +147,7 @@ export class OrderReads {
     const out: Record<string, Order> = {};
     for (const txid of txids) {
       try {
-        Object.assign(out, (await this.#client.queryOrders({ txid: [txid] })).result);
+        Object.assign(out, (await this.#client.queryOrders({ txid: [txid] }, this.#call)).result);
       } catch (err) {
         if (!(err instanceof UnknownOrderError)) throw err;
       }

@@ -14,6 +14,7 @@ import {
   type Clock,
   type Log,
   type PairInfo,
+  type StallWatch,
 } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { ExecutorConfig } from './config.js';
@@ -51,6 +52,12 @@ export interface ExecutorOptions {
    * none (the replay: no other process can hold its leases).
    */
   readonly beaconDir?: string | false;
+  /**
+   * The process's stall watch (none in a replay, whose clock jumps): after a stall every pair
+   * held is synced, and the orders the exchange cancelled meanwhile charged, before its next
+   * order entry.
+   */
+  readonly stallWatch?: StallWatch;
 }
 
 /**
@@ -58,6 +65,9 @@ export interface ExecutorOptions {
  * the lease's TTL, since a standby holds the pair only after a whole TTL (DESIGN.md §3.6).
  */
 const lockDurationMs = (config: ExecutorConfig): number => Math.max(2_000, config.lease_ttl_ms / 2);
+
+/** A liveness beat whose write took this long waited on Redis: it is written again, fresh. */
+const SLOW_BEAT_MS = 1_000;
 
 interface Held {
   readonly lease: Lease;
@@ -97,6 +107,12 @@ export class Executor {
   /** Whether the liveness beats are held back by a hung step. */
   #hung = false;
   #beacon: ProcessBeacon | undefined;
+  /** Pairs whose lease lapsed with no one else holding it: taken again at once, said once. */
+  readonly #lapsed = new Set<string>();
+  /** Orders of ours the exchange cancelled without a call of ours, and their points, so far. */
+  readonly #cancelledByOthers = { orders: 0, points: 0 };
+  /** The resync after the last stall, while it runs. */
+  #stalling: Promise<unknown> | undefined;
   /** Steps that threw (logged); a backtest with any is suspect, its summary says so. */
   stepErrors = 0;
 
@@ -108,7 +124,7 @@ export class Executor {
     const limits = options.ratecount.limits;
     this.#tracker = options.tracker;
     this.#ratecount = options.ratecount;
-    this.#reads = new OrderReads(options.client);
+    this.#reads = new OrderReads(options.client, this.#stop.signal);
     for (const p of this.#pairs()) {
       options.metrics.ratecountMax.set({ pair: pairLabel(p) }, limits.max);
       options.metrics.leases.set({ pair: pairLabel(p) }, 0);
@@ -137,16 +153,27 @@ export class Executor {
         );
       }
     }
-    await this.#tick();
-    // The first takes are awaited: a started executor works every pair free at start.
-    await Promise.all(this.#taking.values());
     const onError = (err: unknown): void =>
       this.#log.error({ err: errorMessage(err) }, 'executor loop step failed');
     const leaseEvery = Math.min(config.lease_retry_ms, config.lease_ttl_ms / 3);
+    await this.#tick();
+    // Renewing before the first takes are done: their reconciliation can wait longer than a
+    // lease's TTL for REST budget (a restart right after a halt's calls spent it), and their
+    // first step found the lease lost.
     this.#loops.push(
       every(this.#clock, leaseEvery, this.#stop.signal, () => this.#tick(), onError),
     );
+    // The first takes are awaited: a started executor works every pair free at start.
+    await Promise.all(this.#taking.values());
+    this.#o.stallWatch?.onStall(() => {
+      const stalling = this.#stalled();
+      this.#stalling = stalling.catch(() => undefined);
+      return stalling;
+    });
     if (flags !== undefined) {
+      flags.onCancelledAll((atMs) => {
+        for (const { pe } of this.#held.values()) void pe.cancelledAll(atMs);
+      });
       await this.#beat(flags);
       this.#loops.push(
         every(this.#clock, BEAT_EVERY_MS, this.#stop.signal, () => this.#beat(flags), onError),
@@ -181,8 +208,13 @@ export class Executor {
   }
 
   async stop(): Promise<void> {
+    // The pairs first, so the work the abort cuts short ends as stopped, not as failed.
+    for (const { pe } of this.#held.values()) void pe.stop();
+    // Ends the exchange reads (syncs waiting for REST budget) along with the loops.
     this.#stop.abort();
     await Promise.all(this.#loops);
+    // A stall's round of the lease loop runs outside it: its takes must not outlive the stop.
+    await this.#stalling;
     await Promise.all(this.#taking.values());
     await Promise.all([...this.#held.keys()].map((id) => this.#let(id, 'stopping')));
     await this.#beacon?.close();
@@ -199,18 +231,29 @@ export class Executor {
    * proving it is alive, and the supervisor lets the dead-man timer run out.
    */
   async #beat(flags: ControlFlags): Promise<void> {
-    const now = this.#clock.now();
+    const at = this.#clock.now();
+    if (!this.#mayBeat(at)) return;
+    await flags.beat('executor', Math.floor(at), BEAT_TTL_MS).catch(() => undefined);
+    // A beat that waited out a Redis stall carries a time the supervisor reads as stale: beat
+    // again with the time Redis answered, so heartbeats resume now, not a beat period later.
+    const landed = this.#clock.now();
+    if (landed - at < SLOW_BEAT_MS || !this.#mayBeat(landed)) return;
+    await flags.beat('executor', Math.floor(landed), BEAT_TTL_MS).catch(() => undefined);
+  }
+
+  /** Whether no pair's step has been stuck past hung_after_ms at `now` (said once each way). */
+  #mayBeat(now: number): boolean {
     const stuck = [...this.#held.entries()]
       .map(([pair, { pe }]) => ({ pair, busyMs: Math.round(pe.busyForMs(now)) }))
       .filter((p) => p.busyMs > this.#o.config.hung_after_ms);
     if (stuck.length > 0) {
       if (!this.#hung) this.#log.error({ stuck }, 'executor step hung: liveness beats stop');
       this.#hung = true;
-      return;
+      return false;
     }
     if (this.#hung) this.#log.info({}, 'executor steps move again: liveness beats resume');
     this.#hung = false;
-    await flags.beat('executor', Math.floor(now), BEAT_TTL_MS).catch(() => undefined);
+    return true;
   }
 
   /**
@@ -221,16 +264,18 @@ export class Executor {
    */
   async #tick(): Promise<void> {
     if (this.#stop.signal.aborted) return;
+    this.#o.stallWatch?.look();
     await Promise.all(
       [...this.#held].map(async ([id, { lease }]) => {
         try {
-          if (!(await lease.renew())) await this.#let(id, 'lease taken by another process');
+          if (!(await lease.renew())) await this.#lost(id, lease);
         } catch (err) {
           this.#log.error({ pair: id, err: errorMessage(err) }, 'lease renewal failed');
         }
       }),
     );
     await this.#followHalt();
+    if (this.#stop.signal.aborted) return;
     for (const p of this.#pairs()) {
       if (this.#held.has(p.id) || this.#taking.has(p.id)) continue;
       const taking = this.#take(p)
@@ -250,15 +295,39 @@ export class Executor {
     const was = this.#wasHalted;
     this.#wasHalted = halted;
     if (was === undefined || was === halted) return;
-    await Promise.all(
-      [...this.#held.values()].map(({ pe }) => (halted ? pe.halted() : pe.resumed())),
-    );
+    if (halted) for (const { pe } of this.#held.values()) pe.halted(flags.current().sinceMs);
+    else await Promise.all([...this.#held.values()].map(({ pe }) => pe.resumed()));
+  }
+
+  /**
+   * A renewal found the lease not ours any more. Either it lapsed (not renewed within its TTL:
+   * this process stood still, or Redis did) and no one holds it, or another process took it.
+   */
+  async #lost(id: string, lease: Lease): Promise<void> {
+    const holder = await lease.owner().catch(() => undefined);
+    if (holder !== undefined && holder !== this.#owner) {
+      this.#log.warn({ pair: id, holder }, 'pair lost: lease taken by another process');
+      await this.#let(id, 'lease taken by another process');
+      return;
+    }
+    // Taken again by this tick's round of takes; the take says so in one line.
+    this.#lapsed.add(id);
+    await this.#let(id, 'lease lapsed', false);
   }
 
   async #take(pair: PairInfo): Promise<void> {
     const o = this.#o;
+    const lapsed = this.#lapsed.delete(pair.id);
     const lease = o.leases.lease(pair.id, this.#owner, o.config.lease_ttl_ms, this.#beacon);
-    if (!(await lease.tryAcquire())) return;
+    if (!(await lease.tryAcquire())) {
+      if (lapsed) {
+        this.#log.warn(
+          { pair: pair.id },
+          'pair lost: its lease lapsed and another process took it',
+        );
+      }
+      return;
+    }
     const log = this.#log.child({ pair: pair.id });
     const ctx = new PairContext({
       pair,
@@ -276,47 +345,98 @@ export class Executor {
       metrics: o.metrics,
       log,
       onWire: o.onWire,
+      onCancelledByOthers: (orders, points) => {
+        this.#cancelledByOthers.orders += orders;
+        this.#cancelledByOthers.points += points;
+      },
     });
     const pe = new PairExecutor(ctx, () => o.bus.enqueue(pair.id));
     const held: Held = { lease, pe, consumer: undefined };
     this.#held.set(pair.id, held);
     o.metrics.leases.set({ pair: ctx.label }, 1);
-    log.info(
-      lease.tookOverFrom === undefined
-        ? { owner: this.#owner }
-        : { owner: this.#owner, endedHolder: lease.tookOverFrom },
-      'pair taken',
-    );
+    if (lapsed) {
+      log.info({ owner: this.#owner }, 'lease lapsed during a stall and retaken by this process');
+    } else {
+      log.info(
+        lease.tookOverFrom === undefined
+          ? { owner: this.#owner }
+          : { owner: this.#owner, endedHolder: lease.tookOverFrom },
+        'pair taken',
+      );
+    }
     try {
       await pe.start();
     } catch (err) {
-      await this.#let(pair.id, `start failed: ${errorMessage(err)}`);
+      const why = this.#stop.signal.aborted ? 'stopping' : `start failed: ${errorMessage(err)}`;
+      await this.#let(pair.id, why);
       return;
     }
     if (this.#held.get(pair.id) !== held) return;
-    held.consumer = o.bus.consume(pair.id, () => pe.step(), {
-      lockDurationMs: lockDurationMs(o.config),
-      onError: (err, where) => {
-        if (where === 'step') this.stepErrors += 1;
-        log.error(
-          { err: err.message },
-          where === 'step' ? 'pair step failed' : 'queue worker error',
-        );
+    held.consumer = o.bus.consume(
+      pair.id,
+      () => {
+        // The first thing to run after a stall may be this job: it must learn of it first.
+        o.stallWatch?.look();
+        return pe.step();
       },
-    });
+      {
+        lockDurationMs: lockDurationMs(o.config),
+        onError: (err, where) => {
+          if (where === 'step') this.stepErrors += 1;
+          log.error(
+            { err: err.message },
+            where === 'step' ? 'pair step failed' : 'queue worker error',
+          );
+        },
+      },
+    );
     // What waited in the register while no one held the pair.
     await pe.wake();
   }
 
-  async #let(id: string, why: string): Promise<void> {
+  async #let(id: string, why: string, logged = true): Promise<void> {
     const held = this.#held.get(id);
     if (held === undefined) return;
     this.#held.delete(id);
-    held.pe.stop();
+    const ended = held.pe.stop();
     this.#o.metrics.leases.set({ pair: held.pe.ctx.label }, 0);
     // A lost lease stops the pair's step at once; a stop lets it finish.
-    await held.consumer?.close(why !== 'stopping');
+    const stopping = why === 'stopping';
+    await held.consumer?.close(!stopping);
+    // The syncs outside the steps too (a halt's, a CancelAll's): once the lease is given back
+    // their tracker writes fail on its fence.
+    if (stopping) await ended;
     await held.lease.release().catch(() => undefined);
-    this.#log.info({ pair: id, why }, 'pair released');
+    if (logged) this.#log.info({ pair: id, why }, 'pair released');
+  }
+
+  /**
+   * The process stood still (the stall watch says so as soon as anything runs, a step included):
+   * every pair held syncs before its next order entry; a lease that lapsed meanwhile is taken
+   * again, and that take's start-up sync does the same. What the syncs found goes in the stall's
+   * one log line.
+   */
+  async #stalled(): Promise<Record<string, unknown>> {
+    if (this.#stop.signal.aborted) return {};
+    const before = { ...this.#cancelledByOthers };
+    const failures: { id: string; pe: PairExecutor; err: unknown }[] = [];
+    await Promise.all(
+      [...this.#held].map(([id, { pe }]) =>
+        pe.resync().catch((err: unknown) => void failures.push({ id, pe, err })),
+      ),
+    );
+    // Leases that lapsed meanwhile fence the tracker's writes, so their resync failed: this round
+    // of the lease loop releases them and takes them again, each take with a sync of its own.
+    await this.#tick();
+    await Promise.all(this.#taking.values());
+    const failed = failures
+      .filter((f) => this.#held.get(f.id)?.pe === f.pe)
+      .map((f) => `${f.id}: ${errorMessage(f.err)}`);
+    const found = {
+      pairsHeld: this.#held.size,
+      ordersGone: this.#cancelledByOthers.orders - before.orders,
+      points: Math.round((this.#cancelledByOthers.points - before.points) * 100) / 100,
+    };
+    return failed.length === 0 ? found : { ...found, resyncFailed: failed };
   }
 }

@@ -14,6 +14,10 @@ import type { TrackedOrder } from '../orders/types.js';
 export type FailureScope = Pick<PairContext, 'learnedMode' | 'modeUntilMs' | 'pausedUntilMs'> &
   PairScope<'id' | 'label' | 'now' | 'persist', 'metrics' | 'log' | 'ratecount'>;
 
+const GONE_REASON =
+  'the order had left the book (filled or cancelled) before the call reached it; its slot is ' +
+  'placed anew and its fills come with the next sync';
+
 export async function recordFailure(
   ctx: FailureScope,
   records: readonly TrackedOrder[],
@@ -37,7 +41,15 @@ export async function recordFailure(
   }
   metrics.actions.inc({ pair: ctx.label, action, outcome: 'rejected' });
   metrics.rejections.inc({ pair: ctx.label, error: errorLabel(failure.reason) });
-  log.warn({ action, error: failure.reason }, 'order entry refused');
+  if (failure.then === 'gone') {
+    // An edit or cancel that raced a fill or the exchange's own cancel: routine, nothing to act
+    // on (warnings are what an operator must act on). The slot is free for a new order now; what
+    // the old one executed comes with the next sync.
+    log.info(
+      { action, error: failure.reason, reason: GONE_REASON },
+      'order entry found its order gone',
+    );
+  } else log.warn({ action, error: failure.reason }, 'order entry refused');
   const placed = records.filter((r) => r.state === 'pending-new');
   await ctx.persist([
     ...placed.map((r) => ({

@@ -9,7 +9,8 @@ export {
   type RatecountStore,
 } from './ratecount-store.js';
 export { MemoryRatecountStore } from './memory-ratecount-store.js';
-export { PairLease, RedisLeases, type Lease, type Leases } from './lease.js';
+export { PairLease, RedisLeases, beaconOf, type Lease, type Leases } from './lease.js';
+export { beaconEnded } from './beacon.js';
 export { MemoryLeases } from './memory-leases.js';
 export { classifyFailure, type Failure } from './outcome.js';
 export type { PairExecutor } from './pair-executor.js';

@@ -45,6 +45,11 @@ export interface Leases {
   taken(pair: string): Promise<boolean>;
 }
 
+/** The beacon id a lease's token names (`owner#uuid#beacon`), if its holder had one. */
+export function beaconOf(token: string): string | undefined {
+  return token.split('#')[2];
+}
+
 /** Leases in Redis under `prefix`. */
 export class RedisLeases implements Leases {
   readonly #redis: Redis;
@@ -124,7 +129,7 @@ export class PairLease implements Lease {
   async tryAcquire(): Promise<boolean> {
     if (await this.#set()) return true;
     const holder = await this.#call(() => this.#redis.get(this.key));
-    const beaconId = holder?.split('#')[2];
+    const beaconId = holder === null ? undefined : beaconOf(holder);
     if (holder === null || beaconId === undefined || this.#beacon === undefined) return false;
     if (!(await this.#beacon.provesEnded(beaconId))) return false;
     // Deleted only if the ended holder still has it: a standby may have taken it meanwhile.

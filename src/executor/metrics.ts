@@ -45,6 +45,9 @@ export class ExecutorMetrics {
   readonly unknowns: Counter<'pair' | 'resolution'>;
   readonly reconciles: Counter<'pair' | 'outcome'>;
   readonly leases: Gauge<'pair'>;
+  readonly orderEntryFailing: Gauge<'pair'>;
+  readonly roundTripP99: Gauge<'pair'>;
+  readonly deadline: Gauge<'pair'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -62,7 +65,7 @@ export class ExecutorMetrics {
     });
     this.ratecountPoints = new Counter({
       name: 'makerd_ratecount_points_total',
-      help: 'Ratecount penalty points spent, by order-entry action',
+      help: 'Ratecount penalty points spent, by order-entry action; cancelled-by-others: our orders the exchange cancelled without a call of ours (CancelAll, the dead-man timer)',
       labelNames: ['pair', 'action'],
       registers,
     });
@@ -143,6 +146,24 @@ export class ExecutorMetrics {
     this.leases = new Gauge({
       name: 'makerd_executor_lease',
       help: '1 while this process holds the pair (works its order entry), 0 as a standby',
+      labelNames: ['pair'],
+      registers,
+    });
+    this.orderEntryFailing = new Gauge({
+      name: 'makerd_order_entry_failing',
+      help: '1 while no order reaches the engine in time: a call with the longest deadline allowed (executor.deadline_max_ms) still arrived late',
+      labelNames: ['pair'],
+      registers,
+    });
+    this.roundTripP99 = new Gauge({
+      name: 'makerd_order_entry_round_trip_p99_seconds',
+      help: 'The p99 order-entry round trip over executor.round_trip_window_ms (an unanswered call counts its wait); 0 without any',
+      labelNames: ['pair'],
+      registers,
+    });
+    this.deadline = new Gauge({
+      name: 'makerd_order_entry_deadline_seconds',
+      help: 'The deadline an order-entry call sent now carries, from sending: the p99 round trip, the spec minimum and a margin, within the configured bounds',
       labelNames: ['pair'],
       registers,
     });

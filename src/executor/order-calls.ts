@@ -104,7 +104,8 @@ export class OrderCalls {
   #add(call: PlannedCall, items: readonly AddItem[]): ReadyCall {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
-    const { sentAtMs, deadlineMs, deadline } = callTimes(this.#ctx);
+    const times = callTimes(this.#ctx);
+    const { sentAtMs, deadlineMs, deadline } = times;
     const records = items.map((item) => {
       const slot = parseSlotKey(item.intent.slot);
       const userref = encodeUserref(instance, slot, item.intent.generation);
@@ -116,8 +117,17 @@ export class OrderCalls {
     const send = async (): Promise<CallOutcome> => {
       try {
         if (single) {
-          const res = await sendCall(this.#ctx, this.#wire, action, items, (o) =>
-            client.addOrder(addOrderRequest(ctx.id, fields[0] as (typeof fields)[0], deadline), o),
+          const res = await sendCall(
+            this.#ctx,
+            this.#wire,
+            action,
+            items,
+            (o) =>
+              client.addOrder(
+                addOrderRequest(ctx.id, fields[0] as (typeof fields)[0], deadline),
+                o,
+              ),
+            times,
           );
           const txid = res.result.txid?.[0];
           const rec = records[0] as TrackedOrder;
@@ -126,8 +136,13 @@ export class OrderCalls {
           else await this.#opened(rec, txid, action);
           return DONE;
         }
-        const res = await sendCall(this.#ctx, this.#wire, action, items, (o) =>
-          client.addOrderBatch(addOrderBatchRequest(ctx.id, fields, deadline), o),
+        const res = await sendCall(
+          this.#ctx,
+          this.#wire,
+          action,
+          items,
+          (o) => client.addOrderBatch(addOrderBatchRequest(ctx.id, fields, deadline), o),
+          times,
         );
         for (const [i, rec] of records.entries()) {
           const answer = res.result.orders[i] as { txid?: unknown; error?: unknown } | undefined;
@@ -159,7 +174,8 @@ export class OrderCalls {
     const ctx = this.#ctx;
     const { client, instance } = ctx.deps;
     const orig = item.order;
-    const { sentAtMs, deadlineMs, deadline } = callTimes(this.#ctx);
+    const times = callTimes(this.#ctx);
+    const { sentAtMs, deadlineMs, deadline } = times;
     const userref = encodeUserref(instance, parseSlotKey(item.intent.slot), item.intent.generation);
     const next: TrackedOrder = {
       ...pendingRecord(
@@ -181,11 +197,17 @@ export class OrderCalls {
     const origSent: TrackedOrder = { ...orig, pendingCall: 'edit', sentAtMs, deadlineMs };
     const send = async (): Promise<CallOutcome> => {
       try {
-        const res = await sendCall(this.#ctx, this.#wire, 'EditOrder', [item], (o) =>
-          client.editOrder(
-            editOrderRequest(orig.txid as string, ctx.id, item, userref, deadline),
-            o,
-          ),
+        const res = await sendCall(
+          this.#ctx,
+          this.#wire,
+          'EditOrder',
+          [item],
+          (o) =>
+            client.editOrder(
+              editOrderRequest(orig.txid as string, ctx.id, item, userref, deadline),
+              o,
+            ),
+          times,
         );
         const txid = res.result.txid;
         if (txid === undefined) {

@@ -28,7 +28,16 @@ export interface SyncResult {
 /** What the syncs use of their pair: the exchange reads and the tracker, besides the records. */
 export type SyncScope = FailureScope &
   PairScope<
-    'apply' | 'byTxid' | 'foreignOpen' | 'id' | 'label' | 'noteFill' | 'now' | 'orders' | 'persist',
+    | 'apply'
+    | 'byTxid'
+    | 'cancelCharges'
+    | 'foreignOpen'
+    | 'id'
+    | 'label'
+    | 'noteFill'
+    | 'now'
+    | 'orders'
+    | 'persist',
     | 'client'
     | 'config'
     | 'instance'
@@ -239,12 +248,10 @@ export class OrderSync {
       views.push(viewOf(txid, o, undefined, ctx.id, ctx.now()));
       executedAt.set(txid, executedAtMs(o, ctx.now()));
     }
-    const fills = await ctx.deps.tracker.settle(
-      views,
-      (view) => executedAt.get(view.txid ?? '') ?? ctx.now(),
-      ctx.deps.lease.fence,
-    );
+    const closedAt = (view: TrackedOrder): number => executedAt.get(view.txid ?? '') ?? ctx.now();
+    const fills = await ctx.deps.tracker.settle(views, closedAt, ctx.deps.lease.fence);
     for (const fill of fills) ctx.noteFill(fill);
+    ctx.cancelCharges.settleGone(views, closedAt);
     this.#settledUntilMs = now;
   }
 

@@ -2,9 +2,12 @@ import type { ControlFlags, IntentBus } from '../bus/index.js';
 import type { Clock, Log, PairInfo, TradingMode } from '../core/index.js';
 import type { SpotClient } from '../exchange/index.js';
 import type { MatchingEngineLimits } from '../exchange/limits/index.js';
+import { CancelCharges } from './cancel-charges.js';
 import type { ExecutorConfig } from './config.js';
 import { ExecutorError } from './errors.js';
 import type { OrderReads } from './exchange-orders.js';
+import { OrderEntryLink } from './order-entry-link.js';
+import { isRetiredAsGone } from './records.js';
 import type { Lease } from './lease.js';
 import { pairLabel, type ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
@@ -30,6 +33,8 @@ export interface PairDeps {
   readonly log: Log;
   /** Called once per intent sent, with its latencies (benchmarks collect raw samples). */
   readonly onWire?: ((sample: WireSample) => void) | undefined;
+  /** Told of each charge for orders the exchange cancelled without a call of ours. */
+  readonly onCancelledByOthers?: ((orders: number, points: number) => void) | undefined;
 }
 
 /**
@@ -61,10 +66,16 @@ export class PairContext {
   pausedUntilMs = 0;
   /** The `pair` label of its metrics: the altname (`id` stays for Redis keys, calls and logs). */
   readonly label: string;
+  /** What the exchange charged for orders of ours it cancelled without a call of ours. */
+  readonly cancelCharges: CancelCharges;
+  /** The deadline and answer timeout order entry fits to the link, and whether it fails. */
+  readonly link: OrderEntryLink;
 
   constructor(deps: PairDeps) {
     this.deps = deps;
     this.label = pairLabel(deps.pair);
+    this.cancelCharges = new CancelCharges({ id: deps.pair.id, label: this.label }, deps);
+    this.link = new OrderEntryLink({ ...deps, pair: deps.pair.id, label: this.label });
   }
 
   get id(): string {
@@ -110,6 +121,10 @@ export class PairContext {
   async persist(records: readonly TrackedOrder[]): Promise<void> {
     if (records.length === 0) return;
     await this.deps.tracker.put(records, this.deps.lease.fence);
+    for (const r of records) {
+      const known = this.orders.get(r.userref);
+      if (known !== undefined && isRetiredAsGone(r)) this.cancelCharges.retiredAsGone(known);
+    }
     this.remember(records);
   }
 
@@ -124,9 +139,11 @@ export class PairContext {
    * `executedAtMs` (exchange-orders.ts executedAtMs) when the exchange says when they happened.
    */
   async apply(view: TrackedOrder, executedAtMs = this.now()): Promise<void> {
+    const known = this.orders.get(view.userref);
     const fill = await this.deps.tracker.applyView(view, executedAtMs, this.deps.lease.fence);
     this.remember([view]);
     if (fill !== undefined) this.noteFill(fill);
+    if (known !== undefined) this.cancelCharges.viewed(known, view, executedAtMs);
   }
 
   noteFill(fill: Fill): void {

@@ -1,5 +1,4 @@
 import { errorMessage } from '../core/index.js';
-import { cancelAllPenalty } from '../exchange/index.js';
 import { Drain, type DrainResult } from './drain.js';
 import { OrderCalls } from './order-calls.js';
 import { OrderSync } from './order-sync.js';
@@ -38,7 +37,22 @@ export class PairExecutor {
   /** After a step failed, no new one before this (a failing query must not run in a loop). */
   #backoffUntilMs = 0;
   #stepStartedAtMs: number | undefined;
+  /**
+   * Set when what the book holds may have changed behind our back (the process stood still, the
+   * halt was lifted): the next step, or the resync queued with it, runs a full sync before any
+   * order entry, so the orders cancelled meanwhile are charged to the ratecount first.
+   */
+  #resyncDue = false;
   #stopped = false;
+  /**
+   * When the newest CancelAll the supervisor told of was done, and the newest one a sync of this
+   * pair has read since (a sync reads every CancelAll told before it began).
+   */
+  #cancelAll = { toldAtMs: -Infinity, readAtMs: -Infinity };
+  /** When the halt in force was set, while this pair follows it. */
+  #haltSinceMs: number | undefined;
+  /** Ends the halt's delayed sync, which waits on the clock outside the steps, at stop(). */
+  readonly #stopping = new AbortController();
   /** Steps and the halt's sync run one at a time: both work the pair's orders. */
   #exclusive: Promise<unknown> = Promise.resolve();
 
@@ -60,9 +74,16 @@ export class PairExecutor {
     await this.#syncNow('all');
   }
 
-  stop(): void {
+  /**
+   * No step, sync or wake-up starts from now on. Resolves once the work under way has ended: at
+   * once when the executor has cut its exchange reads short (Executor.stop), unless an
+   * order-entry call is on the wire.
+   */
+  stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort();
     this.#wake.clear();
+    return this.#exclusive.then(() => undefined);
   }
 
   /** Adds a job for the pair; a failure (Redis away) is logged and tried again in a second. */
@@ -87,9 +108,16 @@ export class PairExecutor {
     ctx.assertHeld();
     this.#stepStartedAtMs = ctx.now();
     try {
+      await this.#resyncIfDue();
       if (ctx.now() < ctx.pausedUntilMs) return undefined;
       await this.#view.follow();
       if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) await this.#syncNow('unknowns');
+      // Stopped while the queries waited (REST budget spent by a halt: seconds a call), maybe
+      // past the process's bound, after which the supervisor cancels every order: nothing new
+      // may follow that cancel.
+      if (this.#stopped) return undefined;
+      // What the view found cancelled by others is owed before anything is sent.
+      await ctx.cancelCharges.charge();
       const drained = await this.#drain.run();
       this.#retryAtMs = drained.retryAtMs;
       // After the drain: the pair's next snapshot is a poll away, so the sync delays no quote.
@@ -100,6 +128,8 @@ export class PairExecutor {
       }
       return drained;
     } catch (err) {
+      // The stop cut its reads short: nothing to retry or report.
+      if (this.#stopped) return undefined;
       this.#backoffUntilMs = ctx.now() + BACKOFF_MS;
       throw err;
     } finally {
@@ -109,36 +139,58 @@ export class PairExecutor {
   }
 
   /**
-   * The halt flag was set: the supervisor's CancelAll is taking our orders off, and charges each
-   * one's age penalty to the pair. The model counts those points now, as if every order we know
-   * of was cancelled (more is safe), and a full sync soon after records the cancellations.
+   * The halt flag was set (at `sinceMs`): the supervisor's CancelAll is taking our orders off. The
+   * exchange charges each one's age penalty to the pair; the sync that finds them cancelled (at
+   * once when the supervisor confirms the CancelAll, else this one) charges the model, each order
+   * once.
    */
-  async halted(): Promise<void> {
+  halted(sinceMs: number | undefined): void {
     const ctx = this.ctx;
-    const now = ctx.now();
-    // Foreign orders too: CancelAll takes every order of the key and charges each one.
-    const ages = [...ctx.orders.values()].map((o) => (o.openedAtMs > 0 ? now - o.openedAtMs : 0));
-    const points = cancelAllPenalty(ages);
-    if (points > 0) {
-      const reading = await ctx.deps.ratecount.add(ctx.id, points, now);
-      ctx.deps.metrics.ratecountLevel.set({ pair: ctx.label }, reading.level);
-    }
-    ctx.deps.log.warn(
-      { orders: ages.length, points },
-      'halted: counting the CancelAll penalty of our orders',
-    );
+    this.#haltSinceMs = sinceMs;
+    ctx.deps.log.info({}, 'halted: our orders are read again once the CancelAll is done');
     // The supervisor pauses the queues while halted, so no job would run this sync: without it
     // the tracker (and /status, and the risk check) kept every cancelled order for the whole halt.
+    // Read already after the supervisor's word, the orders are not read twice: the REST points a
+    // second read costs are what a stop right after waits for (the starter tier gives one back
+    // every 3 s).
     void ctx.deps.clock
-      .sleep(HALT_SYNC_DELAY_MS)
+      .sleep(HALT_SYNC_DELAY_MS, this.#stopping.signal)
       .then(() =>
         this.#oneAtATime(async () => {
-          if (!this.#stopped) await this.#syncNow('all');
+          if (!this.#stopped && ctx.orders.size > 0 && !this.#haltRead(sinceMs)) {
+            await this.#syncNow('all');
+          }
         }),
       )
-      .catch((err: unknown) =>
-        ctx.deps.log.error({ err: errorMessage(err) }, 'sync after the halt failed'),
-      );
+      .catch(this.#failed('sync after the halt failed'));
+  }
+
+  /**
+   * The supervisor confirmed a CancelAll, or saw the dead-man timer fire: the orders are read
+   * now, after the step in progress, so the tracker (and /status, the page, the risk check) drops
+   * them within a round trip and the model is charged for them. A failure is logged; the halt's
+   * later sync, a resync and the periodic one read again. `atMs`: when the CancelAll was done.
+   */
+  cancelledAll(atMs = this.ctx.now()): Promise<void> {
+    const told = this.#cancelAll;
+    told.toldAtMs = Math.max(told.toldAtMs, atMs);
+    return this.#oneAtATime(async () => {
+      if (this.#stopped) return;
+      const upTo = told.toldAtMs;
+      await this.#syncNow('all');
+      told.readAtMs = Math.max(told.readAtMs, upTo);
+    }).catch(this.#failed('sync after the CancelAll failed'));
+  }
+
+  /**
+   * Whether a sync has read every CancelAll told of, one of them done since the halt set at
+   * `sinceMs`: then the book holds nothing of ours it has not read (the halt's queues send
+   * nothing, and what a late order left is the sweep's, told too). Both times are of one clock:
+   * whoever set the flag also cancelled (the supervisor, `makerd halt`).
+   */
+  #haltRead(sinceMs: number | undefined): boolean {
+    const { toldAtMs, readAtMs } = this.#cancelAll;
+    return readAtMs >= toldAtMs && readAtMs >= (sinceMs ?? Infinity);
   }
 
   /** A full sync now, after the step in progress (a replay's last look before it stops). */
@@ -146,10 +198,31 @@ export class PairExecutor {
     return this.#oneAtATime(() => this.#syncNow('all'));
   }
 
-  /** The halt flag was cleared: what the book holds now is read, then the pair drains. */
+  /**
+   * The halt flag was cleared: what the book holds now is read, then the pair drains. Not read
+   * again when a sync read the halt's CancelAlls: 3 REST points for two pairs, which a stop
+   * right after the resume would wait for.
+   */
   async resumed(): Promise<void> {
-    this.#fullSyncAtMs = this.ctx.now();
+    if (!this.#haltRead(this.#haltSinceMs)) this.#resyncDue = true;
+    this.#haltSinceMs = undefined;
     await this.wake();
+  }
+
+  /**
+   * The process stood still: no order entry before a full sync has read the book and charged
+   * what the exchange cancelled meanwhile. Resolves once that sync is done (by this call or by
+   * the step that came first); rejects if it failed, and the next step tries again.
+   */
+  resync(): Promise<void> {
+    this.#resyncDue = true;
+    return this.#oneAtATime(() => this.#resyncIfDue());
+  }
+
+  async #resyncIfDue(): Promise<void> {
+    if (!this.#resyncDue || this.#stopped) return;
+    await this.#syncNow('all');
+    this.#resyncDue = false;
   }
 
   /**
@@ -165,12 +238,24 @@ export class PairExecutor {
     if (scope === 'all') {
       this.#fullSyncAtMs = ctx.now() + ctx.deps.config.reconcile_interval_ms;
     }
-    const result = await this.#sync.run(scope);
+    let result;
+    try {
+      result = await this.#sync.run(scope);
+    } finally {
+      await ctx.cancelCharges.charge();
+    }
     if (result.adopted > 0 || result.resolved > 0) {
       ctx.deps.log.info({ scope, ...result }, 'orders reconciled');
     }
     ctx.publishOrderGauges();
     await ctx.publishPosition();
+  }
+
+  /** Logs a failure of work outside the steps, unless it failed because the pair stopped. */
+  #failed(msg: string): (err: unknown) => void {
+    return (err) => {
+      if (!this.#stopped) this.ctx.deps.log.error({ err: errorMessage(err) }, msg);
+    };
   }
 
   #oneAtATime<T>(work: () => Promise<T>): Promise<T> {

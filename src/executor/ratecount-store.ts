@@ -171,7 +171,8 @@ export class RedisRatecountStore extends RatecountOps {
     const ok = reply[0] === 1;
     const level = Number(reply[1]);
     if (reply[2] === 1) this.#onSeeded?.(pair, level);
-    this.#last.set(pair, { level, atMs: nowMs });
+    // The level is the stored time's, never earlier than the last (a charge dated back included).
+    this.#last.set(pair, { level, atMs: Math.max(nowMs, this.#last.get(pair)?.atMs ?? nowMs) });
     return {
       ok,
       level,
@@ -183,6 +184,7 @@ export class RedisRatecountStore extends RatecountOps {
   #floor(pair: string, nowMs: number): number {
     const last = this.#last.get(pair);
     if (last === undefined) return 0;
-    return Math.max(0, last.level - (this.limits.decayPerSec * (nowMs - last.atMs)) / 1000);
+    const elapsedMs = Math.max(0, nowMs - last.atMs);
+    return Math.max(0, last.level - (this.limits.decayPerSec * elapsedMs) / 1000);
   }
 }

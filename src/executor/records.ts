@@ -55,5 +55,11 @@ export function openedRecord(rec: TrackedOrder, txid: string, nowMs: number): Tr
  * once, and its final execution taken from ClosedOrders by the next full sync.
  */
 export function retiredAsGone(order: TrackedOrder, now: number): TrackedOrder {
-  return { ...order, state: 'canceled', pendingCall: null, reason: 'gone', updatedAtMs: now };
+  return { ...order, state: 'canceled', pendingCall: null, reason: GONE, updatedAtMs: now };
 }
+
+export function isRetiredAsGone(record: TrackedOrder): boolean {
+  return record.state === 'canceled' && record.reason === GONE;
+}
+
+const GONE = 'gone';

@@ -1,6 +1,6 @@
 import { InvalidInputError, type DataSource } from '../core/index.js';
 import { REST_CALL_COST, REST_COUNTER, type Tier } from '../exchange/index.js';
-import type { MarketConfig } from './config.js';
+import { DEFAULT_INTERVAL_MS, type MarketConfig } from './config.js';
 
 /**
  * Turns the operator's wished poll intervals into intervals the key's REST budget can sustain,
@@ -22,6 +22,8 @@ export interface PollWish {
   /** REST points (private) or calls (public) one poll spends. */
   readonly cost: number;
   readonly intervalMs: number;
+  /** A default, not the operator's: stretching it is the plan, not a warning. */
+  readonly byDefault?: boolean;
 }
 
 export interface PlannedPoll {
@@ -59,8 +61,10 @@ export interface BudgetPlan {
   readonly polls: readonly PlannedPoll[];
   readonly private: PrivateBudget;
   readonly public: PublicBudget;
-  /** One human sentence per stretched scope. */
+  /** One human sentence per scope that stretched intervals the operator set. */
   readonly warnings: readonly string[];
+  /** One sentence per scope that stretched default intervals only (an info line). */
+  readonly notes: readonly string[];
 }
 
 export interface BudgetInput {
@@ -96,28 +100,35 @@ export function planBudget(input: BudgetInput): BudgetPlan {
   }
 
   const warnings: string[] = [];
+  const notes: string[] = [];
+  // Stretching defaults only is the plan working; stretching what the operator set, a warning.
+  const tell = (wishes: readonly PollWish[], plan: ScopePlan, what: string, fix: string): void => {
+    if (plan.fits) return;
+    if (wishes.every((w) => w.byDefault === true)) notes.push(`${what} (default intervals)`);
+    else warnings.push(`${what}: to fit, ${fix}`);
+  };
   const privateWishes = input.wishes.filter((w) => w.scope === 'private');
   const publicWishes = input.wishes.filter((w) => w.scope === 'public');
 
   const privatePlan = fit(privateWishes, privateAvailable);
-  if (!privatePlan.fits) {
-    warnings.push(
-      `private polls wish ${fmt(privatePlan.wishedPerSec)} REST points/s but tier ${input.tier} allows ` +
-        `${fmt(privateAvailable)} after heartbeats (${fmt(heartbeatPerSec)}/s) and reserve ` +
-        `(${fmt(input.privateReservePerSec)}/s); intervals stretched x${fmt(privatePlan.factor)}: ` +
-        'to fit, raise interval_ms of the private polls under market.polls (open_orders, ' +
-        'balance, level3), turn level3 off, or use a key of a higher tier',
-    );
-  }
+  tell(
+    privateWishes,
+    privatePlan,
+    `private polls wish ${fmt(privatePlan.wishedPerSec)} REST points/s but tier ${input.tier} allows ` +
+      `${fmt(privateAvailable)} after heartbeats (${fmt(heartbeatPerSec)}/s) and reserve ` +
+      `(${fmt(input.privateReservePerSec)}/s); intervals stretched x${fmt(privatePlan.factor)}`,
+    'raise interval_ms of the private polls under market.polls (open_orders, balance, level3), ' +
+      'turn level3 off, or use a key of a higher tier',
+  );
   const publicPlan = fit(publicWishes, input.publicCallsPerSec);
-  if (!publicPlan.fits) {
-    warnings.push(
-      `public polls wish ${fmt(publicPlan.wishedPerSec)} calls/s but the public budget allows ` +
-        `${fmt(input.publicCallsPerSec)}; intervals stretched x${fmt(publicPlan.factor)}: to fit, ` +
-        'raise interval_ms of the public polls under market.polls (depth, grouped_book, trades, ' +
-        'system_status) or turn some off',
-    );
-  }
+  tell(
+    publicWishes,
+    publicPlan,
+    `public polls wish ${fmt(publicPlan.wishedPerSec)} calls/s but the public budget allows ` +
+      `${fmt(input.publicCallsPerSec)}; intervals stretched x${fmt(publicPlan.factor)}`,
+    'raise interval_ms of the public polls under market.polls (depth, grouped_book, trades, ' +
+      'system_status) or turn some off',
+  );
 
   // The input order is kept, so the caller decides which poll of a scope goes first.
   const planned = new Map<string, PlannedPoll>();
@@ -141,6 +152,7 @@ export function planBudget(input: BudgetInput): BudgetPlan {
       fits: publicPlan.fits,
     },
     warnings,
+    notes,
   };
 }
 
@@ -228,6 +240,15 @@ function checkInput(input: BudgetInput): void {
 export function wishesFor(config: MarketConfig, pairIds: readonly string[]): PollWish[] {
   const p = config.polls;
   const privateCost = REST_CALL_COST.standard;
+  // The operator's interval, or the default, which is said so (the planner stretches it quietly).
+  const every = (
+    poll: keyof typeof DEFAULT_INTERVAL_MS,
+  ): Pick<PollWish, 'intervalMs' | 'byDefault'> => {
+    const given = p[poll].interval_ms;
+    return given === undefined
+      ? { intervalMs: DEFAULT_INTERVAL_MS[poll], byDefault: true }
+      : { intervalMs: given };
+  };
   const wishes: PollWish[] = [
     {
       id: 'openOrders',
@@ -237,7 +258,7 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       // The poll, plus the QueryOrders it sends for orders gone since the last one (filled,
       // cancelled, or replaced by an edit): a quoting bot has some nearly every time.
       cost: 2 * privateCost,
-      intervalMs: p.open_orders.interval_ms,
+      ...every('open_orders'),
     },
     {
       id: 'balance',
@@ -245,7 +266,7 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       pair: undefined,
       scope: 'private',
       cost: privateCost,
-      intervalMs: p.balance.interval_ms,
+      ...every('balance'),
     },
   ];
   if (p.trade_volume.enabled) {
@@ -255,7 +276,7 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       pair: undefined,
       scope: 'private',
       cost: privateCost,
-      intervalMs: p.trade_volume.interval_ms,
+      ...every('trade_volume'),
     });
   }
   if (p.system_status.enabled) {
@@ -265,17 +286,17 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
       pair: undefined,
       scope: 'public',
       cost: 1,
-      intervalMs: p.system_status.interval_ms,
+      ...every('system_status'),
     });
   }
-  const perPair: [DataSource, PollScope, { enabled: boolean; interval_ms: number }][] = [
-    ['level3', 'private', p.level3],
-    ['depth', 'public', p.depth],
-    ['groupedBook', 'public', p.grouped_book],
-    ['trades', 'public', p.trades],
+  const perPair: [DataSource, PollScope, 'level3' | 'depth' | 'grouped_book' | 'trades'][] = [
+    ['level3', 'private', 'level3'],
+    ['depth', 'public', 'depth'],
+    ['groupedBook', 'public', 'grouped_book'],
+    ['trades', 'public', 'trades'],
   ];
   for (const [source, scope, poll] of perPair) {
-    if (!poll.enabled) continue;
+    if (!p[poll].enabled) continue;
     for (const pair of pairIds) {
       wishes.push({
         id: `${source}:${pair}`,
@@ -283,7 +304,7 @@ export function wishesFor(config: MarketConfig, pairIds: readonly string[]): Pol
         pair,
         scope,
         cost: scope === 'private' ? privateCost : 1,
-        intervalMs: poll.interval_ms,
+        ...every(poll),
       });
     }
   }

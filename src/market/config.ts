@@ -9,8 +9,25 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const Section = <P extends Record<string, TSchema>>(props: P) =>
   Type.Object(props, { default: {}, additionalProperties: false });
 
-const IntervalMs = (defaultMs: number) =>
-  Type.Integer({ minimum: 100, maximum: 3_600_000, default: defaultMs });
+/**
+ * A poll's interval as the operator wishes it; unset, the default below. The planner stretches
+ * both to fit the key's budget but warns only of intervals the operator set: the defaults are the
+ * pace worth having, which no tier's budget pays in full once the executor's syncs are reserved,
+ * so stretching them is the plan working, not something to act on.
+ */
+const IntervalMs = Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 }));
+
+/** Each poll's interval (ms) when market.polls does not set one. */
+export const DEFAULT_INTERVAL_MS = {
+  depth: 1000,
+  grouped_book: 5000,
+  trades: 5000,
+  level3: 5000,
+  open_orders: 5000,
+  balance: 10_000,
+  system_status: 5000,
+  trade_volume: 300_000,
+} as const;
 
 const Enabled = Type.Boolean({ default: true });
 
@@ -42,10 +59,10 @@ export const MarketConfig = Section({
   trades_kept: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
   depth_levels: Type.Integer({ minimum: 1, maximum: 500, default: 25 }),
   polls: Section({
-    depth: Section({ enabled: Enabled, interval_ms: IntervalMs(1000) }),
+    depth: Section({ enabled: Enabled, interval_ms: IntervalMs }),
     grouped_book: Section({
       enabled: Enabled,
-      interval_ms: IntervalMs(5000),
+      interval_ms: IntervalMs,
       depth: literals(GROUPED_BOOK_DEPTHS, 10),
       grouping: literals(GROUPED_BOOK_GROUPINGS, 10),
     }),
@@ -55,24 +72,24 @@ export const MarketConfig = Section({
      */
     trades: Section({
       enabled: Enabled,
-      interval_ms: IntervalMs(5000),
+      interval_ms: IntervalMs,
       count: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
     }),
     level3: Section({
       enabled: Enabled,
-      interval_ms: IntervalMs(5000),
+      interval_ms: IntervalMs,
       depth: literals(LEVEL3_DEPTHS, 25),
     }),
     /** Always on: fills and the runner's diff depend on it. One call serves every pair. */
-    open_orders: Section({ interval_ms: IntervalMs(5000) }),
+    open_orders: Section({ interval_ms: IntervalMs }),
     /** Always on (BalanceEx): inventory. One call serves every pair. */
-    balance: Section({ interval_ms: IntervalMs(10_000) }),
-    system_status: Section({ enabled: Enabled, interval_ms: IntervalMs(5000) }),
+    balance: Section({ interval_ms: IntervalMs }),
+    system_status: Section({ enabled: Enabled, interval_ms: IntervalMs }),
     /**
      * TradeVolume (one call for every pair): the key's maker and taker fees, which move with its
      * 30-day volume. Off, the fees stay those of the ladder at `fees.volume_usd`.
      */
-    trade_volume: Section({ enabled: Enabled, interval_ms: IntervalMs(300_000) }),
+    trade_volume: Section({ enabled: Enabled, interval_ms: IntervalMs }),
   }),
   queue: Section({
     /**

@@ -1,6 +1,7 @@
 /** src/market: budgeted pollers and the immutable MarketSnapshot they build (DESIGN.md §1). */
 export {
   MarketConfig,
+  DEFAULT_INTERVAL_MS,
   GROUPED_BOOK_DEPTHS,
   GROUPED_BOOK_GROUPINGS,
   LEVEL3_DEPTHS,
@@ -64,6 +65,7 @@ export {
 } from './queue-estimator.js';
 export type { QueueOrder } from './queue-book.js';
 export { QueueFeed, TRADES_MARGIN_MS } from './queue-feed.js';
+export { FillMoves, type BalanceFill, type BalanceMove } from './fill-moves.js';
 export { feeLadderOf, ladderPercent, ladderFees, tradeVolumeFees } from './fees.js';
 export {
   MarketFeed,

@@ -28,6 +28,7 @@ import { CatchUpBudget, catchUpPerSec } from './catch-up-budget.js';
 import type { MarketConfig } from './config.js';
 import { withDeadline } from './deadline.js';
 import { ladderFees, tradeVolumeFees } from './fees.js';
+import { FillMoves, type BalanceFill } from './fill-moves.js';
 import { silentLog, type Log } from '../core/log.js';
 import { ALL_PAIRS, ENDPOINT_OF, type MarketMetrics, type QueueFront } from './metrics.js';
 import { decideMode, type HaltState, type ModeDecision } from './mode.js';
@@ -142,6 +143,7 @@ export class MarketFeed {
   readonly #tradesFollow = new Map<string, { cursor: TradesCursor; budget: CatchUpBudget }>();
   #openOrders: Received<Readonly<Record<string, Order>>> | undefined;
   #balances: Received<Readonly<Record<string, BalanceExEntry>>> | undefined;
+  readonly #fillMoves: FillMoves;
   #systemStatus: Received<SystemStatusResult> | undefined;
   #tradeVolumeAtMs: number | undefined;
   /** Per pair id: the key's fees from the last TradeVolume answer that carried them. */
@@ -159,6 +161,7 @@ export class MarketFeed {
     this.#log = options.log ?? silentLog;
     this.pairs = Object.freeze([...options.pairs]);
     this.#pairsById = new Map(this.pairs.map((p) => [p.id, p]));
+    this.#fillMoves = new FillMoves(this.pairs);
     this.plan = options.plan;
     checkPlan(options.plan, this.#pairsById);
     this.#usage = new BudgetUsage(this.#clock.now());
@@ -241,6 +244,21 @@ export class MarketFeed {
     return () => this.#gapListeners.delete(listener);
   }
 
+  /**
+   * One of our fills, as the executor's tracker recorded it: until the next balance answer, the
+   * snapshots' inventory is the last answer moved by the fills since (FillMoves). Every pair
+   * trading an asset it moved is updated.
+   */
+  fill(fill: BalanceFill): void {
+    const assets = this.#fillMoves.add(fill);
+    if (assets.length === 0) return;
+    const touched = this.pairs.filter((p) => assets.includes(p.base) || assets.includes(p.quote));
+    this.#emit(
+      touched.map((p) => p.id),
+      'balance',
+    );
+  }
+
   status(): PollStatus[] {
     return [...this.#loops.values()].map((l) => l.status());
   }
@@ -277,6 +295,7 @@ export class MarketFeed {
       adverseSelection: this.#adverse?.(pair.id) ?? NO_ADVERSE_SELECTION,
       queue: this.#queues.get(pair.id)?.positions(nowMs),
       balances: this.#balances?.value,
+      balanceMoves: this.#fillMoves.moves(),
       mode: mode.mode,
       modeReason: mode.reason,
       sources: this.#sourceInputs(pair.id),
@@ -464,8 +483,10 @@ export class MarketFeed {
         };
       case 'balance':
         return async (signal) => {
+          const askedAtMs = this.#clock.now();
           const { result } = await this.#call(poll, 'BalanceEx', signal, (o) => c.balanceEx({}, o));
           this.#balances = this.#stamp(result);
+          this.#fillMoves.polled(askedAtMs);
           this.#emit(this.#allPairIds(), 'balance');
           return 1;
         };

@@ -24,6 +24,7 @@ import {
   type TradingMode,
 } from '../core/index.js';
 import type { DepthBook, endpoints, Level3Entry, Level3Result, Order } from '../exchange/index.js';
+import type { BalanceMove } from './fill-moves.js';
 import { deepFreeze } from './freeze.js';
 import { withoutOurs, type RestingVolume } from './market-book.js';
 
@@ -75,6 +76,8 @@ export interface SnapshotInput {
   readonly adverseSelection: AdverseSelection;
   readonly queue?: readonly QueuePosition[] | undefined;
   readonly balances: Readonly<Record<string, BalanceExEntry>> | undefined;
+  /** Per asset, how far our fills since the balance answer moved it (FillMoves). */
+  readonly balanceMoves?: ReadonlyMap<string, BalanceMove> | undefined;
   readonly mode: TradingMode;
   readonly modeReason: string | undefined;
   readonly sources: Readonly<Record<DataSource, SourceInput>>;
@@ -124,7 +127,7 @@ export function buildSnapshot(input: SnapshotInput): MarketSnapshot {
     ordersAsOfMs: input.ordersAsOfMs,
     vanishedOrders: vanished,
     bookAsOfMs: input.bookAsOfMs,
-    inventory: inventory(input.balances, input.pair, mid),
+    inventory: inventory(input.balances, input.pair, mid, input.balanceMoves),
     fees: input.fees,
     adverseSelection: input.adverseSelection,
     queue: input.queue ?? [],
@@ -384,13 +387,24 @@ function balanceOf(entry: BalanceExEntry): AssetBalance {
   return { total, available };
 }
 
+/** The balances as answered, moved by our fills since (none before the first answer). */
 export function inventory(
   balances: Readonly<Record<string, BalanceExEntry>> | undefined,
   pair: PairInfo,
   mid: Decimal | undefined,
+  moves?: ReadonlyMap<string, BalanceMove>,
 ): Inventory {
-  const base = assetBalance(balances?.[pair.base]);
-  const quote = assetBalance(balances?.[pair.quote]);
+  const moved = (asset: string): AssetBalance => {
+    const polled = assetBalance(balances?.[asset]);
+    const move = balances === undefined ? undefined : moves?.get(asset);
+    if (move === undefined) return polled;
+    return {
+      total: polled.total.plus(move.total),
+      available: polled.available.plus(move.available),
+    };
+  };
+  const base = moved(pair.base);
+  const quote = moved(pair.quote);
   if (mid === undefined) return { base, quote, valueInQuote: undefined, baseShare: undefined };
   const baseValue = base.total.times(mid);
   const valueInQuote = baseValue.plus(quote.total);
@@ -404,13 +418,20 @@ export function inventory(
 
 export function sourceStatus(input: SourceInput, nowMs: number): SourceStatus {
   if (!input.enabled) {
-    return { receivedAtMs: undefined, ageMs: Infinity, stale: false, lastError: undefined };
+    return {
+      receivedAtMs: undefined,
+      ageMs: Infinity,
+      stale: false,
+      staleAfterMs: Infinity,
+      lastError: undefined,
+    };
   }
   const ageMs = input.receivedAtMs === undefined ? Infinity : nowMs - input.receivedAtMs;
   return {
     receivedAtMs: input.receivedAtMs,
     ageMs,
     stale: input.lastError !== undefined || ageMs > input.staleAfterMs,
+    staleAfterMs: input.staleAfterMs,
     lastError: input.lastError,
   };
 }

@@ -3,6 +3,7 @@ export { RedisOrderTracker, type RedisOrderTrackerOptions } from './redis-order-
 export { MemoryOrderTracker, type MemoryOrderTrackerOptions } from './memory-order-tracker.js';
 export { TrackerError, type TrackerErrorCode } from './errors.js';
 export { applyFill, deriveFill, emptyPosition } from './position.js';
+export { bestQuotes, type PairQuotes } from './best-quotes.js';
 export {
   FOREIGN_SLOT,
   checkOrder,

@@ -88,6 +88,8 @@ export interface FillEvent {
   /** Average price of this execution. */
   readonly price: Decimal;
   readonly volume: Decimal;
+  /** Quote value of this execution as the exchange counted it (price is cost / volume). */
+  readonly cost: Decimal;
   /** Fee of this execution, in `feeIn`'s asset. */
   readonly fee: Decimal;
   readonly feeIn: 'base' | 'quote';

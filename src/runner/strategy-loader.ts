@@ -13,6 +13,7 @@ import {
   InvalidInputError,
   type MakerdErrorOptions,
 } from '../core/errors.js';
+import { closestName } from '../core/did-you-mean.js';
 import type { PairInfo } from '../core/market.js';
 import { parseWithSchema } from '../core/validate.js';
 import type { StrategyContext, StrategyLog, StrategyPlugin } from './strategy-api.js';
@@ -70,16 +71,10 @@ export async function loadStrategy(
   let where: string;
   let notFound = 'not found; no such npm package is installed';
   if (STRATEGY_NAME_RE.test(ref)) {
-    const tried = candidatePaths(opts.strategiesDir, ref);
-    const found = await firstFile(tried);
+    const found = await firstFile(candidatePaths(opts.strategiesDir, ref));
     if (found === undefined) {
-      const builtIns = await listStrategies(opts.strategiesDir);
-      const available =
-        builtIns === undefined
-          ? `strategies directory ${opts.strategiesDir} does not exist`
-          : `available in ${opts.strategiesDir}: ${builtIns.length > 0 ? builtIns.join(', ') : 'none'}`;
       // An unscoped npm package has a bare name too: try it before giving up.
-      notFound = `not found; tried ${tried.join(', ')} and an npm package of that name; ${available}`;
+      notFound = notAStrategy(ref, await listStrategies(opts.strategiesDir), opts.strategiesDir);
       specifier = ref;
       where = 'npm package';
     } else {
@@ -101,7 +96,7 @@ export async function loadStrategy(
     mod = await importModule(specifier);
   } catch (err) {
     if (where === 'npm package' && isMissingPackage(err, ref)) {
-      // A bare name that fell through to npm: the paths tried say more than "(npm package)".
+      // A bare name that fell through to npm: the strategy names say more than "(npm package)".
       throw fail(notFound, STRATEGY_NAME_RE.test(ref) ? undefined : where, err);
     }
     throw fail(`import threw: ${errorMessage(err)}`, where, err);
@@ -119,6 +114,22 @@ export async function loadStrategy(
     throw fail(`the plugin's name is "${checked.name}", expected "${ref}" (the file name)`, where);
   }
   return checked;
+}
+
+/**
+ * A bare name that is neither a strategy of `dir` nor an installed package: the names there are,
+ * the one it probably misspells, and the other ways to name a plugin. Not the files tried: under
+ * dist/ (the build) their paths say nothing an operator can act on.
+ */
+function notAStrategy(ref: string, names: string[] | undefined, dir: string): string {
+  if (names === undefined) return `not found; the strategies directory ${dir} does not exist`;
+  const close = closestName(ref, names);
+  return (
+    `not found: no strategy and no installed npm package of that name; ` +
+    `${close === undefined ? '' : `did you mean ${close}? `}` +
+    `the strategies are ${names.length > 0 ? names.join(', ') : 'none'}, ` +
+    'or name a plugin file by its path (./my-strategy.ts)'
+  );
 }
 
 /**

@@ -53,6 +53,18 @@ export const SupervisorConfig = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    order_entry: Type.Object(
+      {
+        /**
+         * An executor reporting order entry failing (no order reaches the engine before its
+         * deadline, executor.deadline_max_ms) for this long halts makerd and cancels every order:
+         * its live quotes can no longer follow the market. 0: never (the alert and /readyz still
+         * say so).
+         */
+        halt_after_s: Type.Integer({ minimum: 0, maximum: 86_400, default: 60 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     /**
      * When an emergency clears: `operator` (default) keeps makerd halted until `makerd resume`;
      * `auto` resumes a halt the supervisor set for that emergency. Scheduled maintenance always

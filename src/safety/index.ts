@@ -12,6 +12,7 @@ export { RiskConfig, type PairLimits } from './risk-config.js';
 export {
   RiskGuard,
   checkLossQuote,
+  checkRiskPairs,
   pairLimits,
   quotesBreach,
   type Breach,
@@ -19,12 +20,18 @@ export {
   type RiskOrder,
 } from './risk.js';
 export {
+  OrderEntryWatch,
+  type OrderEntrySource,
+  type PairOrderEntry,
+} from './order-entry-watch.js';
+export {
   Supervisor,
   type IntentQueues,
   type RiskSource,
   type HaltFlag,
   type StopReport,
   type SupervisorClient,
+  type SupervisorAction,
   type SupervisorOptions,
   type SupervisorStatus,
 } from './supervisor.js';

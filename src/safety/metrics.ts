@@ -3,12 +3,13 @@ import type { Clock } from '../core/index.js';
 import type { RiskReading } from './risk.js';
 
 /** Why makerd halted: the `cause` label of makerd_halts_total. */
-export type HaltCause = 'emergency' | 'maintenance' | 'operator' | 'risk';
+export type HaltCause = 'emergency' | 'maintenance' | 'operator' | 'risk' | 'order_entry';
 
 /** The supervisor's metric families (DESIGN.md §4). */
 export class SupervisorMetrics {
   readonly heartbeats: Counter<'outcome'>;
   readonly triggerTime: Gauge;
+  readonly deadManFirings: Counter;
   readonly halted: Gauge;
   readonly halts: Counter<'cause'>;
   readonly cancelAlls: Counter<'outcome'>;
@@ -41,6 +42,11 @@ export class SupervisorMetrics {
     this.triggerTime = new Gauge({
       name: 'makerd_deadman_trigger_timestamp_seconds',
       help: 'When the exchange will cancel every order of the key unless refreshed (0: disarmed)',
+      registers,
+    });
+    this.deadManFirings = new Counter({
+      name: 'makerd_deadman_firings_total',
+      help: 'Times the CancelAllOrdersAfter timer ran out (the exchange cancelled every order of the key), as the supervisor learned',
       registers,
     });
     this.halted = new Gauge({

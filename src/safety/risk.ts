@@ -1,4 +1,11 @@
-import { InvalidInputError, dec, toWire, type Decimal, type Side } from '../core/index.js';
+import {
+  InvalidInputError,
+  closestName,
+  dec,
+  toWire,
+  type Decimal,
+  type Side,
+} from '../core/index.js';
 import type { PairLimits, RiskConfig } from './risk-config.js';
 
 /** One of our orders resting on the book. */
@@ -299,6 +306,26 @@ export function checkLossQuote(config: RiskConfig, quoteAssets: readonly string[
     throw new InvalidInputError(
       config.max_loss === undefined ? 'supervisor.risk.max_daily_loss' : 'supervisor.risk.max_loss',
       `sums the PnL of every pair, but they are quoted in ${distinct.join(' and ')}`,
+    );
+  }
+}
+
+/**
+ * Every per-pair limit must name a traded pair (by altname or id, as `pairLimits` looks it up): a
+ * misspelt key would otherwise leave that pair under the general limits without a word.
+ */
+export function checkRiskPairs(
+  config: RiskConfig,
+  pairs: readonly Pick<PairRisk, 'pair' | 'altname'>[],
+): void {
+  const names = pairs.flatMap((p) => [p.altname, p.pair]);
+  for (const key of Object.keys(config.pairs)) {
+    if (names.includes(key)) continue;
+    const close = closestName(key, names);
+    throw new InvalidInputError(
+      `supervisor.risk.pairs.${key}`,
+      `names no traded pair${close === undefined ? '' : `; did you mean ${close}?`} ` +
+        `(makerd trades ${pairs.map((p) => p.altname).join(', ')})`,
     );
   }
 }

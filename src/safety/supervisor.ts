@@ -2,6 +2,7 @@ import type { HaltState, Role } from '../bus/index.js';
 import {
   errorMessage,
   silentLog,
+  sleepToNext,
   systemClock,
   within,
   type Clock,
@@ -16,6 +17,7 @@ import type {
 import { checkSupervisorConfig, type SupervisorConfig } from './config.js';
 import { DeadManSwitch, type DeadManClient } from './dead-man.js';
 import type { HaltCause, SupervisorMetrics } from './metrics.js';
+import { OrderEntryWatch, type OrderEntrySource } from './order-entry-watch.js';
 import { RiskGuard, type Breach, type PairRisk } from './risk.js';
 import { decidePosture, nextStepsOf, windowOf, type Posture } from './status-policy.js';
 
@@ -24,10 +26,13 @@ export interface HaltFlag {
   current(): HaltState;
   read(): Promise<HaltState>;
   halt(reason: string, by: string, nowMs: number): Promise<boolean>;
-  resume(): Promise<boolean>;
+  /** Clears the flag; the halt it cleared (`halted: false`: none). */
+  resume(): Promise<HaltState>;
   alive(role: Role): Promise<number | undefined>;
   /** Publishes the supervisor's status for other processes (`makerd status`). */
   report?(role: string, status: object, ttlMs: number): Promise<void>;
+  /** Tells the executors a CancelAll was confirmed, so they read their orders at once. */
+  cancelledAll?(atMs: number): Promise<void>;
 }
 
 export interface SupervisorClient extends DeadManClient {
@@ -67,6 +72,20 @@ export interface SupervisorOptions {
   readonly queues?: IntentQueues;
   /** The key's REST counter as this process models it, for status. */
   readonly restBudget?: () => { readonly level: number; readonly max: number };
+  /** Told of every halt and resume the supervisor decides itself (the audit trail). */
+  readonly onAction?: (action: SupervisorAction) => void;
+  /** The executors' order-entry reports; without it, failing order entry never halts. */
+  readonly orderEntry?: OrderEntrySource;
+}
+
+/** A halt or resume the supervisor decided itself: an emergency, maintenance, risk, stopping. */
+export interface SupervisorAction {
+  readonly action: 'halt' | 'resume';
+  readonly reason: string;
+  /** False: the flag was left as it was (already halted, or nothing to resume). */
+  readonly changed: boolean;
+  /** The flag before: for a halt that changed nothing, the halt in force. */
+  readonly before: HaltState;
 }
 
 export interface SupervisorStatus {
@@ -97,8 +116,12 @@ export interface StopReport {
 const BY = 'supervisor';
 const CANCEL_ATTEMPTS = 3;
 const CANCEL_RETRY_MS = 500;
-/** While the timer has never been armed, heartbeats are retried this often. */
-const UNARMED_RETRY_MS = 1_000;
+/**
+ * While the timer has never been armed, or the last heartbeat was skipped for a role not alive,
+ * heartbeats are retried this often: the timer is refreshed within this of the roles' first fresh
+ * beat (after a Redis stall, say), not a whole interval later, when it may have fired.
+ */
+const RETRY_MS = 1_000;
 
 /**
  * The safety supervisor (DESIGN.md §3.8): keeps the CancelAllOrdersAfter timer armed while the
@@ -128,6 +151,8 @@ export class Supervisor {
   /** Cancels the sweep waiting on the clock: stop(), or a newer halt's sweep replacing it. */
   #sweep: AbortController | undefined;
   readonly #alive = new Map<Role, boolean>();
+  /** Whether the last heartbeat was skipped for a role not alive. */
+  #skipped = false;
   /** Whether the queues were last paused (undefined: not touched yet). */
   #queuesPaused: boolean | undefined;
   #stopped = false;
@@ -140,6 +165,9 @@ export class Supervisor {
   #breach: Breach | undefined;
   /** When the risk inputs were last read; unreadable for stale_after_s counts as stale data. */
   #riskReadAtMs: number | undefined;
+  readonly #orderEntry: OrderEntryWatch;
+  /** The status last written by #report (its JSON, without the time and REST level) and when. */
+  #reported: { readonly json: string; readonly atMs: number } | undefined;
 
   constructor(options: SupervisorOptions) {
     checkSupervisorConfig(options.config);
@@ -147,12 +175,15 @@ export class Supervisor {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLog;
     this.#guard = new RiskGuard(options.config.risk);
+    this.#orderEntry = new OrderEntryWatch(options.config.order_entry.halt_after_s);
     this.#deadMan = new DeadManSwitch({
       client: options.client,
       timeoutS: options.config.heartbeat.timeout_s,
       clock: this.#clock,
       log: this.#log,
       metrics: options.metrics,
+      // The timer's firing is a CancelAll by the exchange: the executors charge and sync as for ours.
+      onFired: (atMs) => void this.#tellCancelledAll(atMs),
     });
   }
 
@@ -173,8 +204,8 @@ export class Supervisor {
       ),
       this.#every(
         () =>
-          this.#deadMan.lastAckMs === undefined && this.#hold === undefined
-            ? UNARMED_RETRY_MS
+          (this.#deadMan.lastAckMs === undefined || this.#skipped) && this.#hold === undefined
+            ? RETRY_MS
             : config.heartbeat.interval_s * 1000,
         () => this.heartbeat(),
       ),
@@ -201,6 +232,7 @@ export class Supervisor {
     this.#stopped = true;
     this.#abort.abort(new Error('supervisor stopped'));
     this.#sweep?.abort();
+    this.#deadMan.stop();
     await Promise.all(this.#loops);
     await this.#chain;
     const { config } = this.#o;
@@ -209,11 +241,9 @@ export class Supervisor {
     const late = new AbortController();
     const work = (async (): Promise<StopReport> => {
       if (this.#o.haltOnStop === true) {
-        await this.#o.flags
-          .halt('supervisor stopped: no dead-man switch', BY, Math.floor(this.#clock.now()))
-          .catch((err: unknown) =>
-            this.#log.error({ err: errorMessage(err) }, 'halt on stop failed'),
-          );
+        await this.#setHalt('supervisor stopped: no dead-man switch').catch((err: unknown) =>
+          this.#log.error({ err: errorMessage(err) }, 'halt on stop failed'),
+        );
       }
       const cancelled = cancel ? await this.#cancelAll(late.signal) : undefined;
       const disarmed = await this.#deadMan.disarm();
@@ -239,11 +269,15 @@ export class Supervisor {
     return this.#serial(() => this.#heartbeat());
   }
 
-  /** An operator's halt (admin endpoint): the flag, then every order cancelled, once. */
-  halt(reason: string, by: string): Promise<void> {
+  /**
+   * An operator's halt (admin endpoint): the flag, then every order cancelled, once. False: it was
+   * halted already (the first reason stays; flags.current() holds it).
+   */
+  halt(reason: string, by: string): Promise<boolean> {
     return this.#serial(async () => {
-      await this.#o.flags.halt(reason, by, Math.floor(this.#clock.now()));
+      const set = await this.#o.flags.halt(reason, by, Math.floor(this.#clock.now()));
       await this.#enforceHalt();
+      return set;
     });
   }
 
@@ -287,7 +321,7 @@ export class Supervisor {
     await this.#haltFor(`risk: ${breach.reason}`, 'risk');
   }
 
-  #serial(step: () => Promise<void>): Promise<void> {
+  #serial<T = void>(step: () => Promise<T>): Promise<T> {
     const run = this.#chain.then(step).finally(() => this.#report());
     this.#chain = run.catch(() => undefined);
     return run;
@@ -328,35 +362,73 @@ export class Supervisor {
     });
     await this.#follow(this.#posture);
     await this.#enforceHalt();
+    await this.#checkOrderEntry();
+  }
+
+  /** Halts when an executor's order entry has been failing for order_entry.halt_after_s. */
+  async #checkOrderEntry(): Promise<void> {
+    const source = this.#o.orderEntry;
+    if (source === undefined || this.#stopped) return;
+    let reports: Awaited<ReturnType<OrderEntrySource>>;
+    try {
+      reports = await source();
+    } catch (err) {
+      this.#log.warn({ err: errorMessage(err) }, 'reading the order-entry reports failed');
+      return;
+    }
+    const now = this.#clock.now();
+    const due = this.#orderEntry.due(reports, this.#o.flags.current().halted, now);
+    if (due.length === 0) return;
+    this.#log.error(
+      {
+        pairs: due.map((r) => ({
+          pair: r.pair,
+          failingForMs: Math.round(now - r.sinceMs),
+          roundTripP99Ms: r.roundTripP99Ms,
+          deadlineMs: r.deadlineMs,
+        })),
+      },
+      'order entry failing: halting and cancelling every order',
+    );
+    await this.#haltFor('order entry failing', 'order_entry');
   }
 
   async #heartbeat(): Promise<void> {
     if (this.#hold !== undefined || this.#stopped) return;
     const { flags, config, metrics } = this.#o;
-    const now = this.#clock.now();
-    const dead: { role: Role; lastBeatAgeMs: number | undefined }[] = [];
-    for (const role of config.heartbeat.roles) {
-      let at: number | undefined;
-      try {
-        at = await flags.alive(role);
-      } catch (err) {
-        this.#log.warn({ role, err: errorMessage(err) }, 'reading a liveness beat failed');
-      }
-      const alive = at !== undefined && now - at <= config.heartbeat.liveness_max_age_ms;
+    const { roles } = config.heartbeat;
+    // Every role's beat in one round trip: while a role is not alive this runs each RETRY_MS.
+    const beats = await Promise.all(
+      roles.map((role) =>
+        flags.alive(role).catch((err: unknown) => {
+          this.#log.warn({ role, err: errorMessage(err) }, 'reading a liveness beat failed');
+          return undefined;
+        }),
+      ),
+    );
+    // Aged when read, not when the round began: a read that waited out a Redis stall must not
+    // pass a beat from before the stall as fresh.
+    const readAtMs = this.#clock.now();
+    let allAlive = true;
+    for (const [i, role] of roles.entries()) {
+      const at = beats[i];
+      const ageMs = at === undefined ? undefined : readAtMs - at;
+      const alive = ageMs !== undefined && ageMs <= config.heartbeat.liveness_max_age_ms;
       metrics?.roleAlive.set({ role }, alive ? 1 : 0);
-      if (!alive) dead.push({ role, lastBeatAgeMs: at === undefined ? undefined : now - at });
+      allAlive &&= alive;
       const was = this.#alive.get(role);
       this.#alive.set(role, alive);
       if (was === true && !alive) {
         this.#log.error(
-          { role, lastBeatAgeMs: at === undefined ? undefined : now - at },
+          { role, lastBeatAgeMs: ageMs },
           'role not alive: heartbeats stop, the exchange cancels every order at the trigger time',
         );
       } else if (was === false && alive) {
         this.#log.info({ role }, 'role alive again: heartbeats resume');
       }
     }
-    if (dead.length > 0) {
+    this.#skipped = !allAlive;
+    if (this.#skipped) {
       metrics?.heartbeats.inc({ outcome: 'skipped' });
       return;
     }
@@ -389,14 +461,28 @@ export class Supervisor {
     return next;
   }
 
-  /** After every step: what `makerd status` shows, living a few status intervals. */
+  /**
+   * After every step: what `makerd status` shows, living a few status intervals. Written when it
+   * changed, else once a status interval: the risk round and the heartbeat retries each wrote the
+   * same report again, most of the supervisor's Redis writes while nothing happens. The REST
+   * level, which decays every moment after a call, is not a change: it goes with the next write.
+   */
   #report(): void {
-    const ttlMs = Math.max(3 * this.#o.config.status.interval_ms, 10_000);
-    void this.#o.flags
-      .report?.('supervisor', { ...this.status(), atMs: this.#clock.now() }, ttlMs)
-      .catch((err: unknown) =>
-        this.#log.warn({ err: errorMessage(err) }, 'reporting the supervisor status failed'),
-      );
+    const { flags, config } = this.#o;
+    if (flags.report === undefined) return;
+    const now = this.#clock.now();
+    const status = this.status();
+    const json = JSON.stringify({ ...status, rest: undefined });
+    const last = this.#reported;
+    if (last?.json === json && now - last.atMs < config.status.interval_ms) return;
+    const sent = { json, atMs: now };
+    this.#reported = sent;
+    const ttlMs = Math.max(3 * config.status.interval_ms, 10_000);
+    void flags.report('supervisor', { ...status, atMs: now }, ttlMs).catch((err: unknown) => {
+      // Not written: the next step writes it whatever it says.
+      if (this.#reported === sent) this.#reported = undefined;
+      this.#log.warn({ err: errorMessage(err) }, 'reporting the supervisor status failed');
+    });
   }
 
   async #follow(posture: Posture): Promise<void> {
@@ -465,7 +551,7 @@ export class Supervisor {
   async #haltFor(reason: string, cause: HaltCause): Promise<void> {
     const { flags, metrics } = this.#o;
     try {
-      await flags.halt(reason, BY, Math.floor(this.#clock.now()));
+      await this.#setHalt(reason);
     } catch (err) {
       // Cancelling matters more than the flag: go on, and say so.
       this.#log.error({ err: errorMessage(err), reason }, 'setting the halt flag failed');
@@ -474,6 +560,14 @@ export class Supervisor {
     this.#swept = sweepKey(flags.current());
     await this.#cancelAllAndSweep();
     await this.#followQueues(true);
+  }
+
+  /** The supervisor's own halt of the flag, told to onAction. */
+  async #setHalt(reason: string): Promise<void> {
+    const { flags } = this.#o;
+    const changed = await flags.halt(reason, BY, Math.floor(this.#clock.now()));
+    const before = changed ? { halted: false } : flags.current();
+    this.#o.onAction?.({ action: 'halt', reason, changed, before });
   }
 
   /** A halt set elsewhere (an operator's `makerd halt`) gets its orders cancelled here, once. */
@@ -519,7 +613,8 @@ export class Supervisor {
       }
       return;
     }
-    await this.#o.flags.resume();
+    const before = await this.#o.flags.resume();
+    this.#o.onAction?.({ action: 'resume', reason: why, changed: before.halted, before });
     this.#swept = undefined;
     await this.#followQueues(false);
     this.#log.info({ why, reason }, 'resumed');
@@ -552,6 +647,11 @@ export class Supervisor {
         const { result } = await client.cancelAll({ priority: 'high' });
         metrics?.cancelAlls.inc({ outcome: 'ok' });
         this.#log.info({ count: result.count }, 'CancelAll done');
+        // Without the word the tracker, /status and the page listed the cancelled orders until
+        // the executors' next sync, seconds later. Each word costs every executor a sync (3 REST
+        // points for two pairs; the starter tier gives one back every 3 s): a CancelAll that found
+        // nothing (a halt's sweep, mostly) has nothing for them to read.
+        if (result.count > 0) await this.#tellCancelledAll(Math.floor(this.#clock.now()));
         return result.count;
       } catch (err) {
         metrics?.cancelAlls.inc({ outcome: 'failed' });
@@ -567,13 +667,25 @@ export class Supervisor {
     return undefined;
   }
 
-  /** Runs `step` now and then every `intervalMs()` until stop(); a failing step is logged. */
+  /** Tells the executors every order of the key was cancelled at `atMs`: they read theirs now. */
+  async #tellCancelledAll(atMs: number): Promise<void> {
+    await this.#o.flags
+      .cancelledAll?.(atMs)
+      .catch((err: unknown) =>
+        this.#log.warn({ err: errorMessage(err) }, 'telling the executors of the CancelAll failed'),
+      );
+  }
+
+  /**
+   * Runs `step` every `intervalMs()` (on the grid of sleepToNext, with the process's other loops)
+   * until stop(); a failing step is logged.
+   */
   #every(intervalMs: () => number, step: () => Promise<void>): Promise<void> {
     const signal = this.#abort.signal;
     return (async () => {
       while (!signal.aborted) {
         try {
-          await this.#clock.sleep(intervalMs(), signal);
+          await sleepToNext(this.#clock, intervalMs(), signal);
         } catch {
           return;
         }

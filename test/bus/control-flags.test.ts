@@ -142,6 +142,10 @@ void describe('RedisControlFlags', () => {
     await admin.del(`${prefix}:control:halt`);
     await admin.hset(`${prefix}:control:halt`, 'x', '1');
     assert.equal((await flags.read()).halted, true);
+    const cleared = await flags.resume();
+    assert.equal(cleared.halted, true, 'resume clears it and says it was a halt');
+    assert.match(cleared.reason ?? '', /WRONGTYPE/);
+    assert.deepEqual(await flags.read(), { halted: false });
   });
 
   void it('a beat is a key with the ttl as its PX', async () => {

@@ -118,6 +118,41 @@ void describe('RedisIntentBus', () => {
     assert.deepEqual(await bus.pending(PAIR), []);
   });
 
+  void it('a forced close returns at once, and the step’s job still completes: the next is not held', async () => {
+    // Issue #42: a lease lost to a Redis stall force-closed the worker; BullMQ left its job active
+    // and locked, and the pair's next job waited the lock out.
+    const release = deferred();
+    const running = deferred();
+    const errors: string[] = [];
+    // A Worker's connection must wait out Redis trouble (BullMQ insists), as the daemon's does.
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const consuming = new RedisIntentBus({ connection, prefix });
+    closers.push(
+      () => connection.quit(),
+      () => consuming.close(),
+    );
+    const consumer = consuming.consume(
+      PAIR,
+      async () => {
+        running.resolve();
+        await release.promise;
+      },
+      { lockDurationMs: 30_000, onError: (err, where) => errors.push(`${where}: ${err.message}`) },
+    );
+    await bus.enqueue(PAIR);
+    await running.promise;
+    await bus.enqueue(PAIR);
+    await consumer.close(true);
+    assert.equal((await counts()).active, 1, 'closed while the step still runs');
+    release.resolve();
+    await waitFor(async () => {
+      const c = await counts();
+      return c.completed === 1 && c.active === 0;
+    }, 'the job completed');
+    assert.equal((await counts()).waiting, 1, 'the next job free for the next consumer');
+    assert.deepEqual(errors, []);
+  });
+
   void it('two publishers racing on one slot get distinct generations; the highest wins', async () => {
     const other = new RedisIntentBus({ connection: REDIS_URL, prefix });
     closers.push(() => other.close());

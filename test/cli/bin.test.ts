@@ -26,7 +26,15 @@ after(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
 
 /** Seconds since the epoch of the fake build; the sources are older, by default. */
 const BUILT_AT = 1_800_000_000;
-const INPUTS = ['src/cli/main.ts', 'src/cli', 'src', 'strategies/spread.ts', 'strategies'];
+const INPUTS = [
+  'src/cli/main.ts',
+  'src/cli',
+  'src',
+  'strategies/spread.ts',
+  'strategies',
+  'console/app.ts',
+  'console',
+];
 
 interface Setup {
   /** node_modules (so tsx) linked in; default yes. */
@@ -61,6 +69,7 @@ function run(setup: Setup): { stdout: string; stderr: string; status: number | n
     // Type annotations: only tsx runs this.
     write('src/cli/main.ts', "const ran: string = 'sources';\nprocess.stdout.write(ran);\n");
     write('strategies/spread.ts', 'export default {};\n');
+    write('console/app.ts', 'export {};\n');
     // Files before their folders: writing a file moves its folder's mtime.
     for (const input of INPUTS) {
       const at = BUILT_AT - (setup.newer?.includes(input) === true ? -60 : 60);
@@ -86,6 +95,15 @@ describe('bin/makerd.js', () => {
     assert.equal(stdout, 'sources');
     assert.equal(status, 0);
     assert.match(stderr, /^makerd: dist\/ is out of date: .*`npm run build` refreshes it\n$/);
+  });
+
+  it("says when the console's page is newer than its bundle, and still runs dist/", () => {
+    const { stdout, stderr } = run({ newer: ['console/app.ts'] });
+    assert.equal(stdout, 'dist');
+    assert.equal(
+      stderr,
+      'makerd: dist/console (the operator console) is out of date: `npm run build` refreshes it\n',
+    );
   });
 
   it('counts a strategy, and a folder (a file added, removed or renamed in it)', () => {

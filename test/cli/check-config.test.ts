@@ -35,6 +35,7 @@ describe('makerd check-config', () => {
         MAKERD_API_SECRET: '',
         MAKERD_API_SECRET_FILE: secretFile,
         MAKERD_HTTP_TOKEN: '',
+        MAKERD_HTTP_READ_TOKEN: '',
       },
     });
     const out = parse(stdout) as {
@@ -51,9 +52,27 @@ describe('makerd check-config', () => {
       MAKERD_API_KEY: 'set',
       MAKERD_API_SECRET: `set (file ${secretFile})`,
       MAKERD_HTTP_TOKEN: 'not set',
+      MAKERD_HTTP_READ_TOKEN: 'not set',
     });
     assert.equal(stdout.includes('KEY-abc123'), false, 'no secret value printed');
     assert.equal(stdout.includes('c2VjcmV0'), false, 'no secret value printed');
+  });
+
+  it('refuses a token that makerd run would refuse: under 32 characters off loopback', async () => {
+    const { file } = configFile(BASE);
+    const env = { ...process.env, MAKERD_HTTP_HOST: '0.0.0.0', MAKERD_HTTP_TOKEN: 'a' };
+    await assert.rejects(
+      run(process.execPath, [BIN, 'check-config', '--config', file], { env }),
+      (err) => {
+        const e = err as { code: number; stderr: string };
+        assert.equal(e.code, 2);
+        assert.match(
+          e.stderr,
+          /^makerd: MAKERD_HTTP_TOKEN: the token is 1 characters long; off loopback a token needs at least 32/m,
+        );
+        return true;
+      },
+    );
   });
 
   it('refuses a bad value naming the field, with exit status 2', async () => {

@@ -9,6 +9,7 @@ import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { RedisControlFlags } from '../../src/bus/index.js';
+import { AuditTrail } from '../../src/daemon/audit-trail.js';
 import type { SpotClient } from '../../src/exchange/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type KeyPair, type TestSim } from '../support/sim.js';
@@ -150,6 +151,9 @@ describe('makerd supervisor, halt, resume', () => {
         body: JSON.stringify({ reason: 'http test' }),
       });
       assert.equal(halted.status, 200);
+      const haltedSince = new Date(
+        ((await halted.json()) as { halt: { sinceMs: number } }).halt.sinceMs,
+      ).toISOString();
       assert.deepEqual(await ours(), []);
       assert.match((await get('/metrics')).text, /^makerd_halted 1$/m);
       // The halt's CancelAll, then the sweep's halt_sweep_ms later.
@@ -163,7 +167,10 @@ describe('makerd supervisor, halt, resume', () => {
       assert.match(text, /, risk ok, REST counter [\d.]+\/20$/m);
       assert.match(text, /^XBTUSD: NO EXECUTOR, 0 open orders, base 0, quote 0/m);
       const resumed = await fetch(`${http}/resume`, { method: 'POST' });
-      assert.deepEqual(await resumed.json(), { resumed: true });
+      assert.deepEqual(await resumed.json(), {
+        resumed: true,
+        outcome: `resumed; was halted by operator:http for http test since ${haltedSince}`,
+      });
       assert.equal((await get('/nowhere')).status, 404);
 
       await placeBids(2);
@@ -179,6 +186,17 @@ describe('makerd supervisor, halt, resume', () => {
       assert.equal((await state()).dead_man[key.apiKey], undefined);
       const flags = new RedisControlFlags({ connection: redis, prefix });
       assert.equal((await flags.read()).reason, 'supervisor stopped: no dead-man switch');
+      // The HTTP halt and resume and the supervisor's own halt on stop, on the audit trail.
+      const trail = await new AuditTrail(redis, prefix).recent(10);
+      assert.deepEqual(
+        trail.map((e) => [e.action, e.door, e.actor, e.reason, e.changed]),
+        [
+          ['halt', 'http', 'unnamed', 'http test', true],
+          ['resume', 'http', 'unnamed', undefined, true],
+          ['halt', 'supervisor', 'supervisor', 'supervisor stopped: no dead-man switch', true],
+        ],
+      );
+      assert.match(trail[0]?.remote ?? '', /127\.0\.0\.1/);
       assert.equal(
         sup.lines.some((l) => JSON.stringify(l).includes(key.apiSecret)),
         false,
@@ -191,6 +209,17 @@ describe('makerd supervisor, halt, resume', () => {
 
   void it('makerd halt sets the flag and cancels every order; makerd resume clears it', async (t) => {
     await placeBids(3);
+    // An executor's ear: it reads its orders as soon as it is told of a CancelAll that took some.
+    const ear = new RedisControlFlags({ connection: redis, prefix });
+    const told: number[] = [];
+    ear.onCancelledAll((atMs) => told.push(atMs));
+    await ear.watch(60_000);
+    t.after(() => ear.unwatch());
+    // Subscribed once a word is heard (one sent before is lost).
+    await until('the ear listening', async () => {
+      await ear.cancelledAll(1);
+      return told.length > 0 || undefined;
+    });
     const haltAt = Date.now();
     const halted = await run(
       process.execPath,
@@ -206,13 +235,17 @@ describe('makerd supervisor, halt, resume', () => {
     assert.match(String(out.by), /^operator:/);
     assert.deepEqual(await ours(), []);
     t.diagnostic(`makerd halt → all orders cancelled, command done: ${Date.now() - haltAt} ms`);
+    await until('the executors told', () => told.some((atMs) => atMs >= haltAt));
     const flags = new RedisControlFlags({ connection: redis, prefix });
     assert.equal((await flags.read()).halted, true);
 
     const resumed = await run(process.execPath, [BIN, 'resume', '--config', config], {
       env: { ...process.env, ...env },
     });
-    assert.deepEqual(JSON.parse(resumed.stdout), { resumed: true, was: 'cli test' });
+    assert.deepEqual(
+      { ...(JSON.parse(resumed.stdout) as object), outcome: undefined },
+      { resumed: true, was: 'cli test', outcome: undefined },
+    );
     assert.equal((await flags.read()).halted, false);
   });
 });

@@ -14,7 +14,7 @@ void describe('console events from the log', () => {
     redis.disconnect();
   });
 
-  it('keeps warn and error lines with their subject and cause, redacted, and not info', async () => {
+  it('keeps warn and error lines with their pair, call and cause apart, redacted, and not info', async () => {
     const events = new ConsoleEvents(redis, prefix);
     const tap = new LogTap();
     const lines: string[] = [];
@@ -38,7 +38,10 @@ void describe('console events from the log', () => {
     });
     assert.equal(event?.level, 'warn');
     assert.equal(event?.source, 'executor');
-    assert.equal(event?.message, 'order entry refused (XXBTZUSD: EditOrder: EOrder:Unknown order)');
+    assert.equal(event?.message, 'order entry refused');
+    assert.equal(event?.pair, 'XXBTZUSD', 'the page names it by altname (readConsoleState)');
+    assert.equal(event?.action, 'EditOrder');
+    assert.equal(event?.reason, 'EOrder:Unknown order', "the exchange's error text");
     assert.equal((await events.recent(10)).length, 1, 'neither the info line nor the early one');
     assert.equal(lines.length, 3, 'stdout still gets every line');
     assert.ok(!(await redis.lrange(events.key, 0, -1)).join().includes('s3cret'));

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { colouredPixels, launchChromium, needBrowser } from '../support/chromium.js';
@@ -84,6 +84,21 @@ async function ready(page: Page): Promise<void> {
   }
 }
 
+/** A ready page with the token given, `check` run on it, and no console error meanwhile. */
+async function onReadyPage(
+  t: TestContext,
+  [width, height]: readonly [number, number],
+  check: (page: Page) => Promise<void>,
+): Promise<void> {
+  const b = needBrowser(t, browser);
+  if (b === undefined) return;
+  const { page, problems } = await open(b, width, height, TOKEN);
+  await ready(page);
+  await check(page);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+}
+
 function text(page: Page, selector: string): Promise<string> {
   return page.locator(selector).first().innerText();
 }
@@ -144,11 +159,11 @@ async function checkPairs(page: Page): Promise<void> {
     'SELL\t0\t3120.31\t0.2\t~3.1',
     'an estimated queue place is marked as one',
   );
-  assert.equal(
-    await page.getAttribute('article[data-pair="ETHUSD"] [data-source="Trades"]', 'data-tone'),
-    'warn',
-    '7.4 s old trades are flagged',
-  );
+}
+
+/** The tone (data-tone) of what `selector` finds. */
+function tone(page: Page, selector: string): Promise<string | null> {
+  return page.locator(selector).first().getAttribute('data-tone');
 }
 
 const EXPECTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -178,8 +193,8 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     'pnl-total': '\u22123.05',
     'pnl-fees': '\u22120.65',
     markout: '\u22120.6 bps',
-    'inventory-base': '1.2 ETH / 5',
-    ratecount: '101 / 125',
+    'inventory-base': '\u22121.2 ETH / 5 · short',
+    ratecount: '114 / 125',
   },
 };
 
@@ -214,6 +229,15 @@ test('desktop: asks for the token, refuses a wrong one, then shows the deploymen
   const events = page.locator('[data-field="events"]');
   assert.match(await events.innerText(), /Insufficient funds <b>\(retried\)<\/b>/);
   assert.equal(await events.locator('b').count(), 0);
+  // Control actions have a list of their own, their text never markup either.
+  const audit = page.locator('[data-field="audit"]');
+  assert.match(await audit.innerText(), /bob@desk via cli/);
+  assert.match(
+    await audit.innerText(),
+    /resumed; was halted by supervisor for risk: <b>max loss<\/b>/,
+  );
+  assert.equal(await audit.locator('b').count(), 0);
+  assert.doesNotMatch(await events.innerText(), /bob@desk/);
 
   assert.deepEqual(await overflowing(page), []);
   assert.deepEqual(
@@ -286,6 +310,9 @@ test('halting asks first, needs a reason, posts with the CSRF header and token, 
     /spread too wide on XBTUSD · by operator:console \(alice\)/,
   );
   assert.equal(await page.title(), 'HALTED · paper-eu-1 · makerd');
+  await page
+    .locator('[data-field="audit"] li[data-action="halt"]', { hasText: 'alice via console' })
+    .waitFor();
 
   // Resume: the name is remembered; a refusal's line is shown and the dialog stays for a retry.
   await page.locator('button[data-action="resume"]').click();
@@ -348,6 +375,9 @@ test('a dropped stream shows "reconnecting" and the page comes back live by itse
   await ready(page);
   server.dropStreams();
   await page.waitForSelector('body[data-link="retrying"]');
+  // The daemon is gone: what the page last knew is greyed and no countdown runs.
+  assert.equal(await tone(page, '[data-field="halt-band"]'), 'off');
+  assert.equal(await text(page, '[data-field="dead-man"]'), 'unknown: no link');
   assert.match(
     await text(page, '[data-field="banner-text"]'),
     /Reconnecting in .*Figures below are from \d\d:\d\d:\d\d UTC/,
@@ -361,4 +391,121 @@ test('a dropped stream shows "reconnecting" and the page comes back live by itse
     [],
   );
   await page.context().close();
+});
+
+test('a short position fills its meter leftwards from the middle, a long one rightwards', (t) =>
+  onReadyPage(t, [1280, 800], async (page) => {
+    const bar = async (pair: string) => {
+      const meter = `article[data-pair="${pair}"] .meter:has([data-field="inventory-base"])`;
+      const track = await page.locator(`${meter} .meter-track`).boundingBox();
+      const fill = await page.locator(`${meter} .meter-fill`).boundingBox();
+      assert.ok(track !== null && fill !== null);
+      const middle = track.x + track.width / 2;
+      return {
+        left: (fill.x - middle) / (track.width / 2),
+        right: (fill.x + fill.width - middle) / (track.width / 2),
+      };
+    };
+    // ETHUSD holds -1.2 ETH against max_base 5: 24 % of the way to the limit, short.
+    const short = await bar('ETHUSD');
+    assert.ok(Math.abs(short.left + 0.24) < 0.02, `short fill starts at ${short.left}`);
+    assert.ok(Math.abs(short.right) < 0.02, `short fill ends at ${short.right}, not the middle`);
+    // XBTUSD holds 0.0625 XBT against 0.1: 62.5 % (drawn to the percent), long.
+    const long = await bar('XBTUSD');
+    assert.ok(
+      Math.abs(long.left) < 0.02 && Math.abs(long.right - 0.62) < 0.03,
+      JSON.stringify(long),
+    );
+  }));
+
+test("events show the pair, the call and the exchange's error; ten in a row are one row ×10", (t) =>
+  onReadyPage(t, [1280, 800], async (page) => {
+    const refused = page.locator('[data-field="events"] li', { hasText: 'order entry refused' });
+    assert.equal(await refused.count(), 1);
+    assert.equal(await refused.locator('.pair').innerText(), 'ETHUSD');
+    assert.equal(await refused.locator('.call').innerText(), 'AddOrder');
+    assert.match(await refused.locator('.reason').innerText(), /EOrder:Insufficient funds/);
+    assert.equal(await refused.locator('[data-field="count"]').innerText(), '×10');
+    assert.equal(await refused.locator('time').innerText(), '13:59:31–13:59:40');
+  }));
+
+test('the ratecount is green where the executor plans to run; data ages against their own poll', (t) =>
+  onReadyPage(t, [1280, 800], async (page) => {
+    const meter = (pair: string) =>
+      `article[data-pair="${pair}"] .meter:has([data-field="ratecount"])`;
+    // 114 of 125 (91 %), below the 123 the executor plans up to: the budget used as planned.
+    assert.equal(await tone(page, meter('ETHUSD')), 'ok');
+    assert.equal(await tone(page, meter('XBTUSD')), 'ok');
+    const mark = await page.locator(`${meter('ETHUSD')} .meter-mark`).boundingBox();
+    const track = await page.locator(`${meter('ETHUSD')} .meter-track`).boundingBox();
+    assert.ok(mark !== null && track !== null);
+    const at = (mark.x + mark.width / 2 - track.x) / track.width;
+    assert.ok(Math.abs(at - 123 / 125) < 0.01, `the plan's mark at ${at}`);
+    const age = (pair: string, source: string) =>
+      tone(page, `article[data-pair="${pair}"] [data-source="${source}"]`);
+    assert.equal(await age('XBTUSD', 'balance'), 'ok', 'a 120 s poll 95 s old is on time');
+    assert.equal(await age('XBTUSD', 'depth'), 'ok');
+    assert.equal(await age('ETHUSD', 'trades'), 'warn', '21 s of 30 s before stale: polls missed');
+    assert.equal(await age('ETHUSD', 'openOrders'), 'bad', 'older than its stale age');
+  }));
+
+test('the PnL of all pairs is summed per quote currency, with the period it covers', (t) =>
+  onReadyPage(t, [1280, 800], async (page) => {
+    // 12.3456789 - 3.05, exactly.
+    assert.equal(await text(page, '[data-field="pnl-all"]'), '+9.29568 USD');
+    assert.equal(
+      await page.getAttribute('[data-field="pnl-all"] [data-quote="USD"]', 'title'),
+      '9.2956789 USD',
+    );
+    assert.match(
+      await text(page, '[data-field="pnl-since"]'),
+      /^since 11:55:00 UTC \(runner start, 2 h 0\d min\)$/,
+    );
+  }));
+
+test('phone: the halt state and button stay in view when scrolled; every touch target is 44 px', (t) =>
+  onReadyPage(t, [390, 844], async (page) => {
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await page.waitForFunction('window.scrollY > 1000');
+    for (const selector of ['button[data-action="halt"]', '[data-field="halt"]']) {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box !== null && box.y >= 0 && box.y + box.height <= 844, `${selector} in view`);
+    }
+    const small = async (): Promise<string[]> =>
+      page.evaluate(`[...document.querySelectorAll('button, input, a[href]')]
+      .filter((e) => e.getClientRects().length > 0)
+      .map((e) => [e.outerHTML.slice(0, 60), e.getBoundingClientRect()])
+      .filter(([, r]) => r.height < 44 || r.width < 44)
+      .map(([html, r]) => html + ' ' + Math.round(r.width) + 'x' + Math.round(r.height))`);
+    assert.deepEqual(await small(), []);
+    await page.locator('button[data-action="halt"]').click();
+    await page.locator('dialog[data-dialog="confirm"]').waitFor();
+    assert.deepEqual(await small(), [], 'the dialog too');
+  }));
+
+test('a link silent for 2 s greys the state the page cannot vouch for and stops the countdown', async (t) => {
+  const b = needBrowser(t, browser);
+  if (b === undefined) return;
+  const context = await b.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(
+    `sessionStorage.setItem('makerd.console.token', ${JSON.stringify(TOKEN)})`,
+  );
+  const page = await context.newPage();
+  // The page's timers and Date on a clock the test moves.
+  await page.clock.install();
+  await page.goto(`${server.url}/console`);
+  await ready(page);
+  assert.equal(await tone(page, '[data-field="halt-band"]'), 'ok');
+  server.silenceStreams();
+  await page.clock.pauseAt((await page.evaluate<number>('Date.now()')) + 100);
+  await page.clock.runFor(2000);
+  await page.waitForSelector('body[data-link="quiet"]');
+  assert.equal(await tone(page, '[data-field="halt-band"]'), 'off', 'RUNNING no longer bright');
+  assert.equal(await text(page, '[data-field="dead-man"]'), 'unknown: no link');
+  assert.match(await text(page, '[data-field="halt-detail"]'), /^last known at \d\d:\d\d:\d\d UTC/);
+  assert.match(
+    await text(page, '[data-field="banner-text"]'),
+    /^No update from makerd for \d\.\d s: the link may be lost/,
+  );
+  await context.close();
 });

@@ -2,13 +2,17 @@
  * Issue #34: the operator console's server side against `makerd run` trading the simulator. The
  * stream carries both pairs with the figures /status shows; every action needs the session's
  * CSRF value and a name, and leaves an audit line; a pulled pair's orders leave the book while
- * the other pair keeps quoting.
+ * the other pair keeps quoting. Issue #41: every action from the console, POST /halt|resume and
+ * the shell lands on the audit trail with its outcome, which the stream carries apart from the
+ * warnings and `makerd audit` lists.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { hostname, userInfo } from 'node:os';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { ConsoleHistory, ConsoleSession, ConsoleState } from '../../src/console/state.js';
+import { applyStatePatch } from '../../src/console/state-patch.js';
 import { startPaperRun, type Bot, type PaperRun } from '../support/paper-run.js';
 import { BIN, stop } from '../support/spawn.js';
 import { until } from '../support/until.js';
@@ -17,7 +21,12 @@ import { until } from '../support/until.js';
 const XBT = 'XXBTZUSD';
 const ETH = 'XETHZUSD';
 
-/** Reads a console stream, keeping its events; `close()` drops the connection. */
+/** The halt flag as /status reports it. */
+async function flagsOf(url: string): Promise<{ halted: boolean; reason?: string }> {
+  return ((await (await fetch(`${url}/status`)).json()) as { halt: { halted: boolean } }).halt;
+}
+
+/** Reads a console stream, keeping its events (patches applied); `close()` drops the connection. */
 function openStream(url: string): {
   history: () => ConsoleHistory | undefined;
   latest: () => ConsoleState | undefined;
@@ -40,8 +49,9 @@ function openStream(url: string): {
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1] ?? 'null';
         if (event === 'history') history = JSON.parse(data) as ConsoleHistory;
-        if (event === 'state') {
-          latest = JSON.parse(data) as ConsoleState;
+        if (event === 'state' || event === 'patch') {
+          const value: unknown = JSON.parse(data);
+          latest = (event === 'state' ? value : applyStatePatch(latest, value)) as ConsoleState;
           states++;
         }
       }
@@ -107,12 +117,13 @@ void describe('operator console: server side', () => {
       assert.equal(shown.ratecount.max, p.ratecount.max);
       assert.ok(Number(shown.book?.bid) < Number(shown.book?.ask), `${p.altname} book`);
       assert.ok(shown.orders.every((o) => o.level !== undefined && Number(o.volume) > 0));
-      assert.ok(
-        shown.dataAges.some((d) => d.source === 'depth' && d.ageMs < 10_000),
-        `${p.altname} depth age`,
-      );
+      const depth = shown.dataAges.find((d) => d.source === 'depth');
+      assert.ok(depth !== undefined && depth.ageMs < 10_000, `${p.altname} depth age`);
+      assert.ok((depth.staleAfterMs ?? 0) > 0, 'with the age past which the runner takes it stale');
+      assert.equal(shown.ratecount.planned, shown.ratecount.max - 2, 'max less headroom_points');
     }
     assert.equal(state.halt.halted, false);
+    assert.ok((state.pnlSinceMs ?? Infinity) <= state.atMs, 'the PnL says since when');
     assert.equal(state.roles.runner.alive, true);
     assert.equal(state.roles.supervisor.alive, true);
     assert.equal(state.supervisor?.exchange, 'online');
@@ -174,7 +185,7 @@ void describe('operator console: server side', () => {
     assert.ok(
       bot.lines.some(
         (l) =>
-          l.audit === true && l.action === 'pull' && l.operator === 'alice' && l.pair === 'ETHUSD',
+          l.audit === true && l.action === 'pull' && l.actor === 'alice' && l.pair === 'ETHUSD',
       ),
       'an audit line names who pulled what',
     );
@@ -186,7 +197,7 @@ void describe('operator console: server side', () => {
     );
   });
 
-  it('halts with a reason and resumes, each written to the audit log and the events', async () => {
+  it('halts with a reason and resumes, each on the audit trail with its outcome', async () => {
     const halted = await post('/console/halt', { reason: 'checking the console', operator: 'bob' });
     assert.equal(halted.status, 200, await halted.clone().text());
     const state = await until('the stream shows the halt', () => {
@@ -198,17 +209,58 @@ void describe('operator console: server side', () => {
     await until('no order left', async () =>
       (await run.orders()).length === 0 ? true : undefined,
     );
-    await until('the audit event on the stream', () =>
-      stream
-        .latest()
-        ?.events.some((e) => e.level === 'audit' && e.message === 'bob: halt checking the console')
-        ? true
-        : undefined,
+    const entry = await until('the audit entry on the stream', () =>
+      stream.latest()?.audit.find((e) => e.action === 'halt' && e.actor === 'bob'),
     );
-    const resumed = await post('/console/resume', { operator: 'bob' });
-    assert.deepEqual(await resumed.json(), { ok: true, resumed: true });
+    assert.deepEqual(
+      [entry.door, entry.reason, entry.changed, entry.outcome],
+      ['console', 'checking the console', true, 'halted'],
+    );
+    assert.match(entry.remote ?? '', /127\.0\.0\.1/);
     assert.ok(
-      bot.lines.some((l) => l.audit === true && l.action === 'resume' && l.operator === 'bob'),
+      stream.latest()?.events.every((e) => e.level === 'warn' || e.level === 'error'),
+      'actions are not mixed into the warnings',
+    );
+
+    // A second halt changes nothing, and says whose halt stays.
+    const again = await post('/console/halt', { reason: 'a second reason', operator: 'carol' });
+    const againBody = (await again.json()) as { changed: boolean; outcome: string };
+    assert.equal(againBody.changed, false);
+    assert.match(
+      againBody.outcome,
+      /^already halted by operator:console \(bob\) for checking the console since \S+: not changed$/,
+    );
+    assert.equal((await flagsOf(http)).reason, 'checking the console', 'the first reason stays');
+
+    // POST /resume (curl, scripts) names its caller too; a second one changed nothing.
+    const resumed = await fetch(`${http}/resume`, {
+      method: 'POST',
+      body: JSON.stringify({ operator: 'dave' }),
+    });
+    assert.match(
+      ((await resumed.json()) as { outcome: string }).outcome,
+      /^resumed; was halted by operator:console \(bob\) for checking the console/,
+    );
+    const idle = await fetch(`${http}/resume`, { method: 'POST' });
+    assert.deepEqual(await idle.json(), {
+      resumed: false,
+      outcome: 'not halted: nothing to resume',
+    });
+    const trail = await until('both resumes on the stream', () => {
+      const audit = stream.latest()?.audit ?? [];
+      return audit.filter((e) => e.action === 'resume').length >= 2 ? audit : undefined;
+    });
+    assert.deepEqual(
+      trail.slice(0, 3).map((e) => [e.action, e.door, e.actor, e.changed]),
+      [
+        ['resume', 'http', 'unnamed', false],
+        ['resume', 'http', 'dave', true],
+        ['halt', 'console', 'carol', false],
+      ],
+      'newest first',
+    );
+    assert.ok(
+      bot.lines.some((l) => l.audit === true && l.action === 'resume' && l.actor === 'dave'),
     );
     // The runner republishes an unchanged quote after republish_after_ms (10 s).
     await until(
@@ -228,7 +280,11 @@ void describe('operator console: server side', () => {
     ) as {
       pulled: string;
       reason: string;
+      sinceMs: number;
+      outcome: string;
     };
+    const shell = `${userInfo().username}@${hostname()}`;
+    assert.equal(pulled.outcome, 'pulled');
     assert.equal(pulled.pulled, 'ETHUSD', 'the id names the pair too');
     assert.equal(pulled.reason, 'from a shell');
     await until('the stream shows ETHUSD pulled', () =>
@@ -237,7 +293,18 @@ void describe('operator console: server side', () => {
     assert.deepEqual(JSON.parse((await cli('restore', 'ETHUSD')).stdout), {
       restored: 'ETHUSD',
       was: 'pulled',
+      outcome: `restored; was pulled by operator:${shell} for from a shell since ${new Date(pulled.sinceMs).toISOString()}`,
     });
+    const listed = (await cli('audit', '--limit', '2')).stdout.split('\n');
+    assert.match(
+      listed[0] ?? '',
+      new RegExp(`^\\S+ pull ETHUSD by ${shell} via cli: from a shell => pulled$`),
+    );
+    assert.match(
+      listed[1] ?? '',
+      new RegExp(`^\\S+ restore ETHUSD by ${shell} via cli => restored; was pulled`),
+    );
+    assert.equal(listed[2], '', 'two lines, newest last');
     await assert.rejects(cli('pull', 'DOGEUSD'), (err: { stderr: string }) =>
       /pair: DOGEUSD is not traded by this config \(XBTUSD, ETHUSD\)/.test(err.stderr),
     );

@@ -1,13 +1,15 @@
 /**
  * A stand-in for makerd's console endpoints, for the page's browser test: serves the built page
- * from dist/console, a session, the event stream of a FixtureDeployment (history, then a state
- * per interval), and takes the actions, recording each POST as it came and applying it.
+ * from dist/console, a session, the event stream of a FixtureDeployment (history and state, then
+ * a patch per interval, as makerd sends them), and takes the actions, recording each POST as it
+ * came and applying it.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConsoleSession } from '../../src/console/state.js';
+import type { ConsoleSession, ConsoleState } from '../../src/console/state.js';
+import { statePatch } from '../../src/console/state-patch.js';
 import { FixtureDeployment, INSTANCE } from './fixture-state.js';
 
 export interface RecordedPost {
@@ -26,6 +28,8 @@ export interface FixtureServer {
   refuseNext(status: number, error: string): void;
   /** Ends every open stream, as a restarting daemon or a dropped connection would. */
   dropStreams(): void;
+  /** Stops sending on the open streams and keeps them open: a link lost without a word. */
+  silenceStreams(): void;
   close(): Promise<void>;
 }
 
@@ -47,7 +51,9 @@ export async function startFixtureServer(options: {
   const deployment = new FixtureDeployment();
   const csrf = randomBytes(16).toString('hex');
   const posts: RecordedPost[] = [];
-  const streams = new Set<ServerResponse>();
+  /** Each open stream, and the state it was sent last (its next patch starts there). */
+  const streams = new Map<ServerResponse, ConsoleState>();
+  const silenced = new Set<ServerResponse>();
   let refusal: { status: number; error: string } | undefined;
 
   const json = (res: ServerResponse, status: number, body: unknown): void => {
@@ -63,7 +69,11 @@ export async function startFixtureServer(options: {
   const timer = setInterval(() => {
     deployment.tick();
     const state = deployment.state();
-    for (const res of streams) send(res, 'state', state);
+    for (const [res, sent] of streams) {
+      if (silenced.has(res)) continue;
+      send(res, 'patch', statePatch(sent, state) ?? {});
+      streams.set(res, state);
+    }
   }, options.intervalMs ?? 1000);
 
   async function act(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -109,10 +119,11 @@ export async function startFixtureServer(options: {
         'Cache-Control': 'no-store',
         Connection: 'keep-alive',
       });
-      streams.add(res);
+      const state = deployment.state();
+      streams.set(res, state);
       res.on('close', () => streams.delete(res));
       send(res, 'history', deployment.history());
-      send(res, 'state', deployment.state());
+      send(res, 'state', state);
       return;
     }
     if (req.method === 'POST' && ACTIONS.has(path)) return act(req, res, path);
@@ -135,12 +146,15 @@ export async function startFixtureServer(options: {
       refusal = { status, error };
     },
     dropStreams: () => {
-      for (const res of streams) res.destroy();
+      for (const res of streams.keys()) res.destroy();
       streams.clear();
+    },
+    silenceStreams: () => {
+      for (const res of streams.keys()) silenced.add(res);
     },
     close: async () => {
       clearInterval(timer);
-      for (const res of streams) res.destroy();
+      for (const res of streams.keys()) res.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };

@@ -5,6 +5,7 @@
  */
 import type {
   ChartPoint,
+  ConsoleAuditEntry,
   ConsoleEvent,
   ConsoleFill,
   ConsoleHistory,
@@ -13,6 +14,8 @@ import type {
 } from '../../src/console/state.js';
 
 export const START_MS = Date.UTC(2026, 10, 27, 14, 0, 0);
+/** The runner's start, which the PnL counts from. */
+export const PNL_SINCE_MS = START_MS - 2 * 3_600_000 - 5 * 60_000;
 export const INSTANCE = 'paper-eu-1';
 
 interface PairSetup {
@@ -81,11 +84,13 @@ const XBTUSD: PairSetup = {
       adverseFills: 12,
       model: { A: 1.23456, k: 0.0456, fit: 'ok' },
     },
-    ratecount: { level: 37.5, max: 125 },
+    ratecount: { level: 37.5, max: 125, planned: 123 },
     dataAges: [
-      { source: 'Depth', ageMs: 420 },
-      { source: 'Level3', ageMs: 1300 },
-      { source: 'Trades', ageMs: 2100 },
+      { source: 'depth', ageMs: 420, staleAfterMs: 4500 },
+      { source: 'level3', ageMs: 1300, staleAfterMs: 6000 },
+      { source: 'trades', ageMs: 2100, staleAfterMs: 30_000 },
+      // The 120 s balance poll, 95 s after its last answer: normal running.
+      { source: 'balance', ageMs: 95_000, staleAfterMs: 360_000 },
     ],
     fills: [],
   },
@@ -126,7 +131,8 @@ const ETHUSD: PairSetup = {
       },
       { side: 'buy', price: '3119.50', volume: '0.4', level: 3 },
     ],
-    inventory: { base: '1.2', quote: '4210.07', maxBase: '5' },
+    // Short: sold more than bought.
+    inventory: { base: '-1.2', quote: '4210.07', maxBase: '5' },
     pnl: {
       total: '-3.05',
       spread: '2.10',
@@ -135,10 +141,12 @@ const ETHUSD: PairSetup = {
       fills: 17,
       markout10sBps: -0.62,
     },
-    ratecount: { level: 101, max: 125 },
+    // 91 %: where the executor is meant to run (it plans up to 123).
+    ratecount: { level: 114, max: 125, planned: 123 },
     dataAges: [
-      { source: 'Depth', ageMs: 610 },
-      { source: 'Trades', ageMs: 7400 },
+      { source: 'depth', ageMs: 610, staleAfterMs: 4500 },
+      { source: 'trades', ageMs: 21_000, staleAfterMs: 30_000 },
+      { source: 'openOrders', ageMs: 95_000, staleAfterMs: 90_000 },
     ],
     fills: [],
   },
@@ -197,6 +205,16 @@ export class FixtureDeployment {
   #halt: ConsoleState['halt'] = { halted: false };
   readonly #pulled = new Set<string>();
   readonly #events: ConsoleEvent[] = [
+    // The same refusal ten times a second apart, as the executor logs it.
+    ...Array.from({ length: 10 }, (_, i): ConsoleEvent => ({
+      tMs: START_MS - 20_000 - i * 1000,
+      level: 'warn',
+      source: 'executor',
+      message: 'order entry refused',
+      pair: 'ETHUSD',
+      action: 'AddOrder',
+      reason: 'EOrder:Insufficient funds',
+    })),
     {
       tMs: START_MS - 65_000,
       level: 'warn',
@@ -209,11 +227,16 @@ export class FixtureDeployment {
       source: 'executor',
       message: 'AddOrder ETHUSD refused: EOrder:Insufficient funds <b>(retried)</b>',
     },
+  ];
+  readonly #audit: ConsoleAuditEntry[] = [
     {
+      id: `${START_MS - 1_800_000}-0`,
       tMs: START_MS - 1_800_000,
-      level: 'audit',
-      source: 'http',
-      message: 'resume by operator:cli (bob)',
+      actor: 'bob@desk',
+      door: 'cli',
+      action: 'resume',
+      changed: true,
+      outcome: 'resumed; was halted by supervisor for risk: <b>max loss</b>',
     },
   ];
   readonly #setups = [XBTUSD, ETHUSD];
@@ -277,28 +300,32 @@ export class FixtureDeployment {
         },
       },
       pairs,
+      pnlSinceMs: PNL_SINCE_MS,
       events: this.#events.slice(0, 50),
+      audit: this.#audit.slice(0, 20),
     };
   }
 
   halt(reason: string, operator: string): void {
     const by = `operator:console (${operator})`;
     this.#halt = { halted: true, reason, by, sinceMs: this.atMs };
-    this.#audit(`halt by ${by}: ${reason}`);
+    this.#record(operator, 'halt', { reason });
   }
 
   resume(operator: string): void {
     this.#halt = { halted: false };
-    this.#audit(`resume by operator:console (${operator})`);
+    this.#record(operator, 'resume', {});
   }
 
   pull(pair: string, pulled: boolean, operator: string): void {
     if (pulled) this.#pulled.add(pair);
     else this.#pulled.delete(pair);
-    this.#audit(`${pulled ? 'pull' : 'restore'} ${pair} by operator:console (${operator})`);
+    this.#record(operator, pulled ? 'pull' : 'restore', { pair });
   }
 
-  #audit(message: string): void {
-    this.#events.unshift({ tMs: this.atMs, level: 'audit', source: 'http', message });
+  #record(actor: string, action: string, about: { pair?: string; reason?: string }): void {
+    const id = `${this.atMs}-${this.#audit.length}`;
+    const entry = { id, tMs: this.atMs, actor, door: 'console', action, ...about };
+    this.#audit.unshift({ ...entry, changed: true, outcome: `${action} done` });
   }
 }

@@ -15,10 +15,13 @@ import {
   formatDuration,
   formatLevel,
   negate,
+  ratecountTone,
   roundDecimal,
   share,
   shareTone,
+  signedShare,
   signOf,
+  sumDecimals,
   spreadBps,
   windowRelation,
   windowSpan,
@@ -95,7 +98,8 @@ test('a maintenance window relative to now, with its dates only when not today',
 });
 
 test('figures turn amber, then red, where an operator should look', () => {
-  assert.deepEqual([400, 5000, 29_999, 30_000].map(ageTone), ['ok', 'warn', 'warn', 'bad']);
+  const fixed = [400, 5000, 29_999, 30_000].map((ms) => ageTone(ms));
+  assert.deepEqual(fixed, ['ok', 'warn', 'warn', 'bad'], 'a runner that names no stale age');
   assert.deepEqual([45_000, 20_000, 5000].map(deadManTone), ['ok', 'warn', 'bad']);
   assert.deepEqual([0.5, 0.7, 0.9].map(shareTone), ['ok', 'warn', 'bad']);
   assert.equal(share(101, 125), 0.808);
@@ -104,6 +108,36 @@ test('figures turn amber, then red, where an operator should look', () => {
   assert.equal(formatLevel(37.5, 125), '37.5 / 125');
   assert.equal(formatLevel(4.3333, 15), '4.3 / 15');
   assert.equal(formatLevel(101, 125), '101 / 125');
+});
+
+test("a data age is judged against its own source's stale age, not one for all", () => {
+  // The 120 s balance poll, stale after 3 intervals (360 s): on time at 100 s.
+  const balance = [100_000, 240_001, 360_001].map((ms) => ageTone(ms, 360_000));
+  assert.deepEqual(balance, ['ok', 'warn', 'bad']);
+  // Depth every 1.5 s: 4 s old is late.
+  assert.deepEqual(
+    [1000, 3500, 4600].map((ms) => ageTone(ms, 4500)),
+    ['ok', 'warn', 'bad'],
+  );
+});
+
+test('the ratecount is fine up to where the executor plans to run, amber beyond, red at the max', () => {
+  // Tier max 60, headroom 2: the executor plans up to 58 (97 %).
+  const tones = [30, 55, 58, 59, 60].map((level) => ratecountTone(level, 60, 58));
+  assert.deepEqual(tones, ['ok', 'ok', 'ok', 'warn', 'bad']);
+  assert.equal(ratecountTone(114, 125, 123), 'ok', '91 % as planned');
+  assert.equal(ratecountTone(114, 125, undefined), 'bad', 'without a plan: the share alone');
+});
+
+test('a position against its limit keeps its sign; PnL sums exactly', () => {
+  assert.equal(signedShare(-1.2, 5), -0.24);
+  assert.equal(signedShare(7, 5), 1);
+  assert.equal(signedShare(-7, 5), -1);
+  assert.equal(sumDecimals(['12.3456789', '-3.05']), '9.2956789');
+  assert.equal(sumDecimals(['0.1', '0.2']), '0.3', 'a float makes this 0.30000000000000004');
+  assert.equal(sumDecimals(['-0.5', '0.25']), '-0.25');
+  assert.equal(sumDecimals(['1', '2']), '3');
+  assert.equal(sumDecimals([]), '0');
 });
 
 test('basis points: signed markouts and the book spread', () => {

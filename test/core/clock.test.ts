@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock, systemClock, within } from '../../src/core/index.js';
+import { ManualClock, every, systemClock, within } from '../../src/core/index.js';
 
 void describe('Clock.sleep with an AbortSignal', () => {
   void it('ManualClock: an aborted sleep rejects and is no longer pending', async () => {
@@ -47,5 +47,42 @@ void describe('within', () => {
     await clock.advance(999);
     await clock.advance(1);
     assert.deepEqual(await outcome, { done: false });
+  });
+});
+
+void describe('every', () => {
+  const failed = (err: unknown): void => assert.fail(String(err));
+
+  void it('runs on the grid of its interval: loops started apart wake together', async () => {
+    const clock = new ManualClock(1_700_000_000_300);
+    const stop = new AbortController();
+    const seconds: number[] = [];
+    const twoSeconds: number[] = [];
+    const loop = (ms: number, runs: number[]) =>
+      every(clock, ms, stop.signal, () => void runs.push(clock.now()), failed);
+    const a = loop(1_000, seconds);
+    await clock.advance(450);
+    const b = loop(2_000, twoSeconds);
+    await clock.advance(3_450);
+    stop.abort();
+    await Promise.all([a, b]);
+    assert.deepEqual(
+      seconds,
+      [1_700_000_001_000, 1_700_000_002_000, 1_700_000_003_000, 1_700_000_004_000],
+    );
+    assert.deepEqual(twoSeconds, [1_700_000_002_000, 1_700_000_004_000]);
+  });
+
+  void it('waits a whole interval when it starts on the grid', async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const stop = new AbortController();
+    const runs: number[] = [];
+    const loop = every(clock, 1_000, stop.signal, () => void runs.push(clock.now()), failed);
+    await clock.advance(999);
+    assert.deepEqual(runs, []);
+    await clock.advance(1);
+    stop.abort();
+    await loop;
+    assert.deepEqual(runs, [1_700_000_001_000]);
   });
 });

@@ -76,6 +76,20 @@ describe('daemon configuration', () => {
     assert.equal(plan.polls.find((p) => p.id === 'openOrders')?.intervalMs, 30_000);
   });
 
+  it('plans a minimal config (exchange and pairs) on starter without a warning: its defaults stretch', () => {
+    // Starter: 0.33 points/s x 0.8, less heartbeats (0.05/s) and the executor's syncs (2 points
+    // per pair every 30 s) leaves 0.15/s for one pair, 0.08/s for two; the default intervals wish
+    // 0.70 and 0.90 (OpenOrders 2/5 s, BalanceEx 1/10 s, Level3 1/5 s a pair, TradeVolume).
+    const c = parseBotConfig({ exchange: { url: 'http://127.0.0.1:7878' }, ...minimal }, {});
+    const one = pollPlan(c, 'starter', ['XXBTZUSD']);
+    assert.deepEqual(one.warnings, []);
+    assert.match(one.notes.join('\n'), /wish 0\.70 .* allows 0\.15 .* stretched x4\.77 \(default/);
+    assert.equal(one.polls.find((p) => p.id === 'openOrders')?.intervalMs, 23_869);
+    const two = pollPlan(c, 'starter', ['XXBTZUSD', 'XETHZUSD']);
+    assert.deepEqual(two.warnings, []);
+    assert.equal(two.notes.length, 2, 'private and public stretched');
+  });
+
   it('takes deployment overrides from the environment, MAKERD_REDIS_URL over REDIS_URL', () => {
     const c = parseBotConfig(minimal, {
       REDIS_URL: 'redis://generic:6379',
@@ -116,13 +130,19 @@ describe('daemon configuration', () => {
       'a misspelt runner option',
       { ...minimal, runner: { price_tolerence_bps: 3 } },
       'runner.price_tolerence_bps',
-      /unexpected property/,
+      /: unknown option; did you mean price_tolerance_bps\?$/,
     ],
     [
       'a deadline the exchange would refuse',
       { ...minimal, executor: { deadline_ms: 1_000 } },
       'executor.deadline_ms',
       /greater or equal to 2500/,
+    ],
+    [
+      'a longest deadline under the shortest',
+      { ...minimal, executor: { deadline_ms: 5_000, deadline_max_ms: 4_000 } },
+      'executor.deadline_max_ms',
+      /must be at least deadline_ms \(5000\), got 4000/,
     ],
     [
       'an unknown foreign-orders policy',
@@ -149,6 +169,30 @@ describe('daemon configuration', () => {
       /a token is required when http\.host is 0\.0\.0\.0.*set MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE/,
     ],
     [
+      'a public origin with a path',
+      { ...minimal, http: { public_origin: 'https://makerd.example.com/console' } },
+      'http.public_origin',
+      /^http\.public_origin: must be the origin the browser shows .*such as https:\/\/makerd\.example\.com; got "https:\/\/makerd\.example\.com\/console"$/,
+    ],
+    [
+      'a public origin without its scheme',
+      { ...minimal, http: { public_origin: 'makerd.example.com' } },
+      'http.public_origin',
+      /got "makerd\.example\.com"$/,
+    ],
+    [
+      'a trusted proxy that is no address',
+      { ...minimal, http: { trusted_proxies: ['127.0.0.1', 'proxy.lan'] } },
+      'http.trusted_proxies[1]',
+      /^http\.trusted_proxies\[1\]: must be an IP address, .*got "proxy\.lan"$/,
+    ],
+    [
+      'a public origin without a token',
+      { ...minimal, http: { public_origin: 'https://makerd.example.com' } },
+      'http.token_env',
+      /a token is required when http\.public_origin is set .*set MAKERD_HTTP_TOKEN or MAKERD_HTTP_TOKEN_FILE/,
+    ],
+    [
       'a heartbeat period not under its timeout',
       { ...minimal, supervisor: { heartbeat: { timeout_s: 10, interval_s: 10 } } },
       'supervisor.heartbeat.interval_s',
@@ -158,7 +202,7 @@ describe('daemon configuration', () => {
       'a misspelt market poll',
       { ...minimal, market: { polls: { depht: {} } } },
       'market.polls.depht',
-      /unexpected property/,
+      /: unknown option; did you mean depth\?$/,
     ],
   ];
   for (const [what, raw, field, reason] of bad) {
@@ -168,6 +212,33 @@ describe('daemon configuration', () => {
       assert.match(err.message, reason);
     });
   }
+
+  it('takes a public origin as browsers write it and trusts no proxy unless told', () => {
+    assert.deepEqual(parseBotConfig(minimal, {}).http.trusted_proxies, []);
+    assert.equal(parseBotConfig(minimal, {}).http.public_origin, undefined);
+    const c = parseBotConfig(
+      {
+        ...minimal,
+        http: {
+          public_origin: 'HTTPS://Makerd.Example.com:443/',
+          trusted_proxies: ['127.0.0.1', '::ffff:10.0.0.2'],
+        },
+      },
+      { MAKERD_HTTP_TOKEN: 'c'.repeat(32) },
+    );
+    assert.equal(c.http.public_origin, 'https://makerd.example.com');
+    assert.deepEqual(c.http.trusted_proxies, ['127.0.0.1', '10.0.0.2']);
+  });
+
+  it('refuses a read token without a control token, which would leave acting unguarded', () => {
+    const err = fieldError(() =>
+      parseBotConfig(minimal, { MAKERD_HTTP_READ_TOKEN_FILE: '/run/secrets/read' }),
+    );
+    assert.equal(err.field, 'http.read_token_env');
+    assert.match(err.message, /MAKERD_HTTP_READ_TOKEN is set but the control token is not/);
+    const both = { MAKERD_HTTP_READ_TOKEN: 'r', MAKERD_HTTP_TOKEN: 'c' };
+    assert.equal(parseBotConfig(minimal, both).http.read_token_env, 'MAKERD_HTTP_READ_TOKEN');
+  });
 
   it('says which variable to set when the key is missing, and reads *_FILE', () => {
     const c = parseBotConfig(minimal, {});

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import { RedisControlFlags, type RedisIntentBus } from '../../src/bus/index.js';
 import { ManualClock } from '../../src/core/index.js';
 import { parseBotConfig } from '../../src/daemon/bot-config.js';
+import { readTradedPairs } from '../../src/daemon/traded-pairs.js';
 import { startRunnerRole, type RunnerRole } from '../../src/daemon/runner-role.js';
 import { silentLogger } from '../../src/obs/index.js';
 import { RedisOrderTracker } from '../../src/orders/index.js';
@@ -55,6 +56,10 @@ describe("runner role: the executor's writes arrive as events, not by a poll", (
     await sim?.close();
     await deleteKeys(redis, prefix);
     redis.disconnect();
+  });
+
+  it('records the pairs it trades, for a status with the exchange down', async () => {
+    assert.deepEqual(await readTradedPairs(redis, prefix), [{ id: 'XXBTZUSD', altname: 'XBTUSD' }]);
   });
 
   it('a fill the executor records reaches PnL and the published report at once', async () => {

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { RedisControlFlags } from '../../src/bus/index.js';
+import { AuditTrail } from '../../src/daemon/audit-trail.js';
 import { parseBotConfig } from '../../src/daemon/bot-config.js';
 import { startRunnerRole, type RunnerRole } from '../../src/daemon/runner-role.js';
 import { silentLogger } from '../../src/obs/index.js';
@@ -64,5 +65,13 @@ describe('runner role: the risk limits check quotes before they are sent', () =>
       /^risk: XBTUSD: (buy|sell) at \d+(\.\d+)? is \d+ bps from mid \d+(\.\d+)?, quote_band_bps 5$/,
     );
     assert.deepEqual(await role.bus.pending('XXBTZUSD'), [], 'no intent published');
+    const [entry] = await until('the halt on the audit trail', async () => {
+      const entries = await new AuditTrail(redis, prefix).recent(10);
+      return entries.length > 0 ? entries : undefined;
+    });
+    assert.deepEqual(
+      [entry?.door, entry?.actor, entry?.action, entry?.reason, entry?.changed, entry?.outcome],
+      ['runner', 'runner', 'halt', halt.reason, true, 'halted'],
+    );
   });
 });

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { freePort } from '../../src/cli/free-port.js';
+import { freePort } from '../../src/core/free-port.js';
 import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -178,9 +178,17 @@ void describe('operator console in chromium against makerd run', () => {
         .locator('[data-field="halt"]', { hasText: 'RUNNING' })
         .waitFor({ timeout: 20_000 });
       assert.equal((await status()).mode, 'trading');
+      // Both on the page's list of control actions, the newest first.
+      await page
+        .locator('[data-field="audit"] li[data-action="resume"]', { hasText: 'alice via console' })
+        .waitFor({ timeout: 20_000 });
+      assert.match(
+        await page.locator('[data-field="audit"] li').nth(1).innerText(),
+        /halt[\s\S]*alice via console from [\s\S]*console e2e: halted/,
+      );
       for (const action of ['halt', 'resume']) {
         assert.ok(
-          bot.lines.some((l) => l.audit === true && l.action === action && l.operator === 'alice'),
+          bot.lines.some((l) => l.audit === true && l.action === action && l.actor === 'alice'),
           `an audit line for the ${action}`,
         );
       }

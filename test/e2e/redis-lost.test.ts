@@ -1,44 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
-import { freePort } from '../../src/cli/free-port.js';
+import { freePort } from '../../src/core/free-port.js';
 import { startPaperRun, type PaperRun } from '../support/paper-run.js';
+import { redisServer } from '../support/redis-server.js';
 import { until } from '../support/until.js';
 
 interface Status {
   readonly mode: string;
   readonly stateSinceMs?: number;
-}
-
-/** A redis-server of the test's own, without persistence: killing it loses everything. */
-async function redisServer(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const probe = new Redis(`redis://127.0.0.1:${port}`, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await until(`redis-server on ${port}`, async () => {
-      try {
-        if (probe.status !== 'ready') await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        probe.disconnect();
-        return undefined;
-      }
-    });
-  } finally {
-    probe.disconnect();
-  }
-  return child;
 }
 
 /**

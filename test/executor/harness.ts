@@ -23,6 +23,7 @@ import {
   parseWithSchema,
   slotKey,
   type PairInfo,
+  type StallWatch,
 } from '../../src/core/index.js';
 import {
   InProcessNonceSource,
@@ -89,6 +90,9 @@ export interface ExecHarness {
       owner?: string;
       restLimiter?: RestLimiter;
       client?: Partial<SpotClientOptions>;
+      stallWatch?: StallWatch;
+      /** The halt flag and beats as the executor sees them (default the harness's). */
+      flags?: ControlFlags;
     },
   ): Promise<ExecutorUnderTest>;
   /** A place, amend or cancel intent of instance 1, stamped on the harness's clock. */
@@ -115,6 +119,8 @@ export interface ExecHarness {
   /** The key's open orders on the simulator. */
   simOrders(): Promise<SimOrder[]>;
   simRejections(): Promise<Record<string, number>>;
+  /** The exchange's ratecount of the key on `pair` now (what the model must match). */
+  simRatecount(pair: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -209,12 +215,13 @@ export async function startExecHarness(
         pairs,
         instance: 1,
         config,
-        flags,
+        flags: o.flags ?? flags,
         metrics: new ExecutorMetrics(registry),
         clock,
         log: logCollector(logs),
         onWire: (sample) => wires.push(sample),
         ...(o.owner === undefined ? {} : { owner: o.owner }),
+        ...(o.stallWatch === undefined ? {} : { stallWatch: o.stallWatch }),
       });
       executors.push(executor);
       await executor.start();
@@ -246,6 +253,12 @@ export async function startExecHarness(
     async simRejections() {
       const { body } = await sim.admin('GET', '/_sim/state');
       return (body as { rejections: Record<string, number> }).rejections;
+    },
+    async simRatecount(pair) {
+      const { body } = await sim.admin('GET', '/_sim/state');
+      const levels = (body as { ratecount: Record<string, Record<string, { level: number }>> })
+        .ratecount;
+      return levels[key.apiKey]?.[pair]?.level ?? 0;
     },
     async close() {
       // A test that failed mid-fault leaves requests held by a latency fault on the manual clock,

@@ -132,3 +132,37 @@ void describe('Executor: a record the exchange does not know', () => {
     );
   });
 });
+
+void describe('Executor: stopped while a step waits', () => {
+  const suite = executorSuite({ deadline_ms: DEADLINE_MS, resolve_grace_ms: GRACE_MS });
+
+  void it('sends nothing more once stopped: the supervisor may have cancelled everything meanwhile', async () => {
+    const { h, executor } = suite;
+    await h.sim.admin('POST', '/_sim/faults', { paths: ['AddOrder'], drop_response_rate: 1 });
+    await h.publishAndStep([h.intent(BTC, 'bid:0', quote('bid:0', 0))]);
+    // The queries that resolve the lost answer come a minute late (a REST budget spent by a
+    // halt's calls makes them wait as long): the step waits in them when the process stops.
+    await h.sim.admin('POST', '/_sim/faults', {
+      paths: ['QueryOrders', 'OpenOrders', 'ClosedOrders'],
+      latency_ms: 60_000,
+    });
+    await h.advance(DEADLINE_MS + GRACE_MS);
+    await until('the query held', () => (h.sim.ctx.faults.counts.delayed > 0 ? true : undefined));
+    // Its deadline beyond the wait: the step that waits would send it, not drop it as late.
+    const deadlineMs = h.clock.now() + 600_000;
+    await h.publish([h.intent(BTC, 'ask:0', quote('ask:0', 0), { deadlineMs })]);
+    let stopped = false;
+    const stopping = executor.stop().then(() => (stopped = true));
+    // Each held query answers a minute later on the clock; stopping waits for the step.
+    for (let i = 0; !stopped && i < 10; i++) {
+      await h.advance(60_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await stopping;
+    assert.deepEqual(
+      (await h.simOrders()).map((o) => o.side),
+      ['buy'],
+      'the ask waiting in the register was not sent',
+    );
+  });
+});

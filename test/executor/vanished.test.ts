@@ -73,6 +73,14 @@ void describe('Executor: a place for a slot the runner saw empty', () => {
     );
     const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
     assert.equal(gone?.reason, 'gone');
+    // Routine, so a debug line (the demo logged 57 in 90 s at info), and no warning.
+    const retired = suite.logs.filter(
+      (l) => l.msg === 'orders the runner found gone from the book retired',
+    );
+    assert.deepEqual(
+      retired.map((l) => [l.level, l.fields.txids]),
+      [['debug', [open.txid]]],
+    );
 
     // The next full sync records what the vanished order executed.
     await h.advance(60_000);
@@ -104,5 +112,28 @@ void describe('Executor: a place for a slot the runner saw empty', () => {
     assert.equal((await h.simRejections())['EOrder:Unknown order'], undefined);
     const gone = (await executor.tracker.history(BTC)).find((o) => o.txid === open.txid);
     assert.equal(gone?.reason, 'gone');
+  });
+
+  void it('logs an edit that raced a fill at info, with the reason, not as a warning', async () => {
+    const { h, logs } = suite;
+    const open = await trackedAt(49_011);
+    await fillTheBid();
+    // The runner's views predate the fill: the executor amends, and the exchange no longer
+    // knows the order.
+    await h.publish([
+      h.intent(BTC, 'bid:0', quote('bid:0', 13), { ordersAsOfMs: open.openedAtMs }),
+    ]);
+    const line = await until('the refused edit logged', () =>
+      logs.find((l) => l.msg === 'order entry found its order gone'),
+    );
+    assert.equal(line.level, 'info');
+    assert.equal(line.fields.action, 'EditOrder');
+    assert.equal(line.fields.error, 'EOrder:Unknown order');
+    assert.match(String(line.fields.reason), /had left the book \(filled or cancelled\)/);
+    assert.deepEqual(
+      logs.filter((l) => l.level === 'warn').map((l) => l.msg),
+      [],
+      'nothing for an operator to act on',
+    );
   });
 });

@@ -24,7 +24,10 @@ describe('market config', () => {
     const c = defaults();
     assert.equal(c.utilization, 0.8);
     assert.equal(c.public_budget.calls_per_sec, 2);
-    assert.equal(c.polls.open_orders.interval_ms, 5000);
+    // Unset intervals are the planner's defaults, marked so (stretched without a warning).
+    assert.equal(c.polls.open_orders.interval_ms, undefined);
+    const openOrders = wishesFor(c, PAIRS_1).find((w) => w.id === 'openOrders');
+    assert.deepEqual([openOrders?.intervalMs, openOrders?.byDefault], [5000, true]);
     assert.equal(c.polls.grouped_book.grouping, 10);
     assert.equal(c.polls.level3.depth, 25);
     assert.equal(c.polls.system_status.enabled, true);
@@ -65,9 +68,10 @@ describe('budget planner', () => {
         assert.equal(plan.private.max, REST_COUNTER[tier].max);
         assert.ok(rate(plan, 'public') <= config.public_budget.calls_per_sec + 1e-12);
 
-        // A warning exactly when a scope was stretched.
-        const privateWarnings = plan.warnings.filter((w) => w.startsWith('private'));
-        assert.equal(privateWarnings.length, plan.private.fits ? 0 : 1);
+        // Defaults only: an info note exactly when a scope was stretched, never a warning.
+        assert.deepEqual(plan.warnings, []);
+        const privateNotes = plan.notes.filter((w) => w.startsWith('private'));
+        assert.equal(privateNotes.length, plan.private.fits ? 0 : 1);
         for (const p of plan.polls.filter((p) => p.scope === 'private')) {
           if (plan.private.fits) assert.equal(p.intervalMs, p.wishedIntervalMs);
           else assert.ok(p.intervalMs > p.wishedIntervalMs);
@@ -86,19 +90,33 @@ describe('budget planner', () => {
     }
   }
 
-  it('starter with defaults must stretch and says by how much', () => {
+  it('starter with defaults stretches them and says so in a note, not a warning', () => {
     const plan = planFromConfig(defaults(), 'starter', PAIRS_1);
     assert.equal(plan.private.fits, false);
     // 0.33 * 0.8 - 0.05 = 0.214 available; OpenOrders 2/5 (with its QueryOrders) + BalanceEx
     // 1/10 + Level3 1/5 + TradeVolume 1/300 wished.
     assert.ok(Math.abs(plan.private.availablePerSec - 0.214) < 1e-9);
-    const warning = plan.warnings.find((w) => w.startsWith('private'));
-    assert.equal(
-      warning,
-      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.29: to fit, raise interval_ms of the private polls under market.polls (open_orders, balance, level3), turn level3 off, or use a key of a higher tier',
-    );
+    assert.deepEqual(plan.warnings, []);
+    assert.deepEqual(plan.notes, [
+      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.29 (default intervals)',
+    ]);
     const oo = plan.polls.find((p) => p.id === 'openOrders');
     assert.equal(oo?.intervalMs, Math.ceil(5000 * ((2 / 5 + 1 / 10 + 1 / 5 + 1 / 300) / 0.214)));
+  });
+
+  it('warns, and says how to fit, when an interval the operator set is stretched', () => {
+    const config = parseWithSchema(
+      MarketConfig,
+      { polls: { open_orders: { interval_ms: 5000 } } },
+      'market',
+    );
+    const plan = planFromConfig(config, 'starter', PAIRS_1);
+    assert.deepEqual(plan.notes, []);
+    assert.deepEqual(plan.warnings, [
+      'private polls wish 0.70 REST points/s but tier starter allows 0.21 after heartbeats (0.05/s) and reserve (0.00/s); intervals stretched x3.29: to fit, raise interval_ms of the private polls under market.polls (open_orders, balance, level3), turn level3 off, or use a key of a higher tier',
+    ]);
+    // Its public polls, all defaults, fit: nothing said of them.
+    assert.equal(plan.public.fits, true);
   });
 
   it('pro with one pair fits its private polls unchanged', () => {
@@ -123,7 +141,7 @@ describe('budget planner', () => {
     const plan = planFromConfig(defaults(), 'pro', PAIRS_3);
     // Depth 1/s + GroupedBook 0.2 + Trades 0.2 per pair, SystemStatus 0.2, against 2 calls/s.
     assert.equal(plan.public.fits, false);
-    assert.ok(plan.warnings.some((w) => w.startsWith('public polls wish 4.40 calls/s')));
+    assert.ok(plan.notes.some((w) => w.startsWith('public polls wish 4.40 calls/s')));
     const depth = plan.polls.find((p) => p.id === 'depth:XXBTZUSD')?.intervalMs ?? 0;
     assert.ok(depth >= 2200 && depth <= 2201, `depth every ${depth} ms`);
     assert.equal(planFromConfig(defaults(), 'pro', PAIRS_1).public.fits, true);

@@ -260,6 +260,7 @@ describe('snapshot builder: staleness and immutability', () => {
       receivedAtMs: undefined,
       ageMs: Infinity,
       stale: false,
+      staleAfterMs: Infinity,
       lastError: undefined,
     });
     assert.equal(snap.sources.level3.stale, true);

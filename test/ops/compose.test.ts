@@ -182,6 +182,37 @@ describe('docker-compose.yml', { skip }, () => {
     assert.ok((makerd.stop_grace_period ?? '').length > 0, 'shutdown needs time to cancel orders');
   });
 
+  it('gives Prometheus the read token only, makerd both', async () => {
+    const config = await composeConfig();
+    const targets = (s: Service): Map<string, string | undefined> =>
+      new Map(
+        (s.volumes ?? []).map((v) =>
+          typeof v === 'string' ? [v.split(':')[1] ?? '', v.split(':')[0]] : [v.target, v.source],
+        ),
+      );
+    const makerd = service(config, 'makerd');
+    const env = makerd.environment ?? {};
+    assert.equal(env.MAKERD_HTTP_TOKEN_FILE, '/run/makerd/http-token');
+    assert.equal(env.MAKERD_HTTP_READ_TOKEN_FILE, '/run/makerd-read/read-token');
+    assert.equal(targets(makerd).get('/run/makerd'), 'http-token');
+    assert.equal(targets(makerd).get('/run/makerd-read'), 'read-token');
+    const prometheus = targets(service(config, 'prometheus'));
+    assert.equal(prometheus.get('/run/makerd-read'), 'read-token');
+    assert.ok(
+      ![...prometheus.values()].includes('http-token'),
+      'Prometheus must not see the control token',
+    );
+    const prom = parse(readFileSync(join(ROOT, 'config/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; authorization?: { credentials_file?: string } }[];
+    };
+    const job = prom.scrape_configs.find((j) => j.job_name === 'makerd');
+    assert.equal(job?.authorization?.credentials_file, '/run/makerd-read/read-token');
+    assert.deepEqual(names(service(config, 'http-token').secrets).sort(), [
+      'makerd_http_read_token',
+      'makerd_http_token',
+    ]);
+  });
+
   it('runs the paper config by default, mounted where the command reads it', async () => {
     const makerd = service(await composeConfig(), 'makerd');
     const cmd = typeof makerd.command === 'string' ? makerd.command.split(' ') : makerd.command;

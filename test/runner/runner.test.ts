@@ -463,6 +463,7 @@ describe('Runner', () => {
       side: 'buy',
       price: dec('99.8'),
       volume: dec('0.004'),
+      cost: dec('0.3992'),
       fee: dec('0.001'),
       feeIn: 'quote',
       timeMs: clock.now(),

@@ -127,16 +127,14 @@ void describe('loadStrategy by bare name', () => {
     assert.ok(err.message.includes(join(dir, 'misnamed.ts')));
   });
 
-  void it('lists the paths tried and the available names when not found', async () => {
-    const err = await loadError('sprad', dir);
-    const tried = ['sprad.ts', 'sprad.js', 'sprad/index.ts', 'sprad/index.js'].map((p) =>
-      join(dir, p),
-    );
+  void it('lists the strategy names, and the one a misspelt name probably means', async () => {
     assert.equal(
-      err.message,
-      `${field}: strategy "sprad": not found; tried ${tried.join(', ')} and an npm package of that name; ` +
-        `available in ${dir}: folder, misnamed, one-file`,
+      (await loadError('one-fiel', dir)).message,
+      `${field}: strategy "one-fiel": not found: no strategy and no installed npm package of ` +
+        'that name; did you mean one-file? the strategies are folder, misnamed, one-file, or ' +
+        'name a plugin file by its path (./my-strategy.ts)',
     );
+    assert.doesNotMatch((await loadError('zzz', dir)).message, /did you mean|\.ts,|\.js/);
   });
 
   void it('says so when the strategies directory does not exist', async () => {
@@ -176,7 +174,10 @@ void describe('instantiateStrategy', () => {
   const badOptions: [raw: unknown, message: RegExp][] = [
     [{ levels: 0 }, /^pairs\[0\]\.strategy\.options\.levels: .*greater or equal to 1, got 0$/],
     [{ levels: 1.5 }, /^pairs\[0\]\.strategy\.options\.levels: expected integer, got 1\.5$/],
-    [{ half_spread: 3 }, /^pairs\[0\]\.strategy\.options\.half_spread: expected string, got 3$/],
+    [
+      { half_spread: 3 },
+      /^pairs\[0\]\.strategy\.options\.half_spread: expected a string, got the number 3: quote it \('3'\)$/,
+    ],
   ];
   for (const [raw, message] of badOptions) {
     void it(`names the bad option: ${JSON.stringify(raw)}`, async () => {

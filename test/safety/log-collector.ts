@@ -1,7 +1,7 @@
 import type { Log } from '../../src/core/index.js';
 
 export interface LogEntry {
-  readonly level: 'info' | 'warn' | 'error';
+  readonly level: 'debug' | 'info' | 'warn' | 'error';
   readonly msg: string;
   readonly fields: Record<string, unknown>;
 }
@@ -14,6 +14,7 @@ export function logCollector(into: LogEntry[], bindings: Record<string, unknown>
       into.push({ level, msg, fields: { ...bindings, ...fields } });
     };
   return {
+    debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),

@@ -5,6 +5,7 @@ import {
   RiskConfig,
   RiskGuard,
   checkLossQuote,
+  checkRiskPairs,
   type PairRisk,
   type RiskOrder,
 } from '../../src/safety/index.js';
@@ -253,6 +254,27 @@ describe('RiskGuard', () => {
         /quoted in ZUSD and ZEUR/.test(err.message),
     );
     assert.doesNotThrow(() => checkLossQuote(config({}), ['ZUSD', 'ZEUR']));
+  });
+
+  it('refuses a per-pair limit that names no traded pair, with the likely one', () => {
+    const traded = [
+      { pair: 'XXBTZUSD', altname: 'XBTUSD' },
+      { pair: 'XETHZUSD', altname: 'ETHUSD' },
+    ];
+    assert.throws(
+      () => checkRiskPairs(config({ pairs: { XBTUSDT: { max_base: '1' } } }), traded),
+      (err: unknown) =>
+        err instanceof InvalidInputError &&
+        err.message ===
+          'supervisor.risk.pairs.XBTUSDT: names no traded pair; did you mean XBTUSD? ' +
+            '(makerd trades XBTUSD, ETHUSD)',
+    );
+    assert.doesNotThrow(() =>
+      checkRiskPairs(
+        config({ pairs: { XBTUSD: { max_base: '1' }, XETHZUSD: { max_base: '2' } } }),
+        traded,
+      ),
+    );
   });
 
   it('refuses an amount that is not a plain positive decimal, naming the field', () => {

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { RedisControlFlags, type ControlFlags, type Role } from '../../src/bus/index.js';
+import {
+  orderEntryRole,
+  readOrderEntry,
+  RedisControlFlags,
+  type ControlFlags,
+  type HaltState,
+  type Role,
+} from '../../src/bus/index.js';
 import {
   InvalidInputError,
   ManualClock,
@@ -15,7 +22,9 @@ import {
   Supervisor,
   SupervisorConfig,
   SupervisorMetrics,
+  type OrderEntrySource,
   type RiskSource,
+  type SupervisorAction,
 } from '../../src/safety/index.js';
 import { deleteKeys, freshPrefix, REDIS_URL } from '../support/redis.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
@@ -93,6 +102,8 @@ describe('Supervisor', () => {
   let lastBeatMs: number | undefined;
   /** What the supervisor did to the intent queues, in order. */
   let queueEvents: string[];
+  /** What the supervisor told of its own halts and resumes (the audit trail's source). */
+  let actions: SupervisorAction[];
 
   beforeEach(async () => {
     // One clock for the simulator (its dead-man timers) and the supervisor.
@@ -107,6 +118,7 @@ describe('Supervisor', () => {
     beating = [];
     lastBeatMs = undefined;
     queueEvents = [];
+    actions = [];
     supervisor = undefined;
   });
   afterEach(async () => {
@@ -162,6 +174,7 @@ describe('Supervisor', () => {
     over: Record<string, unknown> = {},
     haltOnStop = false,
     risk?: RiskSource,
+    orderEntry?: OrderEntrySource,
   ) => {
     await beat();
     await flags.read();
@@ -174,7 +187,9 @@ describe('Supervisor', () => {
       log: logCollector(logs),
       metrics: new SupervisorMetrics(registry, clock),
       haltOnStop,
+      onAction: (a) => void actions.push(a),
       ...(risk === undefined ? {} : { risk }),
+      ...(orderEntry === undefined ? {} : { orderEntry }),
       queues: {
         pause: () => Promise.resolve(void queueEvents.push('pause')),
         resume: () => Promise.resolve(void queueEvents.push('resume')),
@@ -239,6 +254,39 @@ describe('Supervisor', () => {
       logs.some((l) => l.msg.startsWith('role not alive') && l.fields.role !== undefined),
       'the lapse is logged with the role',
     );
+    // The supervisor learns of the firing a second past the trigger time (given in whole
+    // seconds), and tells the executors as of a CancelAll: the exchange charged each order.
+    const fired = await advanceUntil(
+      'the firing noticed',
+      () => logs.find((l) => l.msg.startsWith('dead-man timer fired')),
+      2_000,
+    );
+    assert.equal(await metric(/^makerd_deadman_firings_total (\S+)$/m), 1);
+    assert.equal(calls.count('cancelledAll'), 1, 'the executors told');
+    assert.ok(Date.parse(String(fired.fields.firedAt)) <= firing.atMs);
+    assert.equal(supervisor?.status().deadMan.triggerAtMs, undefined, 'disarmed by the firing');
+  });
+
+  void it('after a skipped heartbeat, refreshes within a second of fresh beats, not an interval later', async () => {
+    // Issue #42: Redis hung past the beats' age, then answered 3 s before the timer ran out.
+    const over = { heartbeat: { timeout_s: 10, interval_s: 5, liveness_max_age_ms: 1_000 } };
+    beating = ['runner', 'executor'];
+    await start(over);
+    await placeBids(2);
+    const armedUntil = (await triggerAt()) ?? Number.NaN;
+    beating = [];
+    await advance(5_000);
+    assert.equal(await metric(/^makerd_heartbeats_total\{outcome="skipped"\} (\S+)$/m), 1);
+    beating = ['runner', 'executor'];
+    const beatsBack = clock.now();
+    await advanceUntil(
+      'refresh of the timer',
+      async () => ((await triggerAt()) ?? 0) > armedUntil,
+      1_050,
+    );
+    assert.ok(clock.now() - beatsBack <= 1_050, 'within a second of the beats');
+    assert.deepEqual((await state()).dead_man_firings, []);
+    assert.equal((await ours()).length, 2);
   });
 
   void it('halts on an emergency touching spot REST: flag set, every order cancelled, nothing new placed', async () => {
@@ -320,6 +368,41 @@ describe('Supervisor', () => {
     await sim.admin('POST', '/_sim/status', { emergency: [] });
     await advanceUntil('resume by itself', async () => !(await flags.read()).halted, 250);
     assert.deepEqual(queueEvents.slice(-2), ['pause', 'resume']);
+    const reason = 'emergency: Incident A';
+    const halt = { halted: true, reason, by: 'supervisor' };
+    assert.deepEqual(
+      actions.map((a) => ({ ...a, before: { ...a.before, sinceMs: undefined } })),
+      [
+        { action: 'halt', reason, changed: true, before: { halted: false, sinceMs: undefined } },
+        { action: 'halt', reason, changed: true, before: { halted: false, sinceMs: undefined } },
+        {
+          action: 'resume',
+          reason: 'exchange emergency over',
+          changed: true,
+          before: { ...halt, sinceMs: undefined },
+        },
+      ],
+      'each halt and the resume told, with the halt it cleared',
+    );
+  });
+
+  void it('tells of a halt of its own that found another halt in force, changing nothing', async () => {
+    beating = ['runner', 'executor'];
+    const since = clock.now();
+    await flags.halt('operator first', 'operator:test', since);
+    await start();
+    await sim.admin('POST', '/_sim/status', {
+      emergency: [{ title: 'Incident B', affected_services: ['spot_trading'] }],
+    });
+    await advanceUntil('the halt told', () => actions.length > 0, 250);
+    assert.deepEqual(actions, [
+      {
+        action: 'halt',
+        reason: 'emergency: Incident B',
+        changed: false,
+        before: { halted: true, reason: 'operator first', by: 'operator:test', sinceMs: since },
+      },
+    ]);
   });
 
   void it('cancels every order when an operator sets the halt flag', async () => {
@@ -403,6 +486,71 @@ describe('Supervisor', () => {
     assert.equal(await metric(/^makerd_halts_total\{cause="risk"\} (\S+)$/m), 1);
   });
 
+  void it('writes its status report when it changes, and else once a status interval', async () => {
+    beating = ['runner', 'executor'];
+    const risk: RiskSource = { read: () => Promise.resolve([]) };
+    // Ten risk rounds and four status rounds a second; no heartbeat due in the second watched.
+    const over = {
+      heartbeat: { timeout_s: 10, interval_s: 5 },
+      risk: { interval_ms: 100 },
+    };
+    await start(over, false, risk);
+    const before = calls.count('report');
+    await advance(1_000);
+    const written = calls.count('report') - before;
+    assert.ok(written >= 3 && written <= 5, `${written} reports in 14 rounds, none changing it`);
+    const report = await flags.reported('supervisor');
+    assert.equal(report?.posture, 'normal');
+    assert.ok(clock.now() - Number(report?.atMs) < 250 + STEP_MS, 'the report is fresh');
+
+    // A change is written by the round that made it, not at the next status round.
+    const reports = calls.count('report');
+    await supervisor?.halt('operator test', 'tester');
+    await idle();
+    assert.equal(calls.count('report'), reports + 1);
+    assert.equal(((await flags.reported('supervisor'))?.halt as HaltState).reason, 'operator test');
+  });
+
+  void it('halts with "order entry failing" once an executor reports it for halt_after_s, and again after a resume', async () => {
+    beating = ['runner', 'executor'];
+    // As the daemon wires it: the pair's report, as its executor left it in Redis.
+    const reports: OrderEntrySource = async () => {
+      const r = await readOrderEntry(calls.watch(flags), 'XXBTZUSD');
+      return r === undefined ? [] : [{ ...r, pair: 'XBTUSD' }];
+    };
+    await start({ order_entry: { halt_after_s: 1 } }, false, undefined, reports);
+    await placeBids(1);
+    const failing = { failing: true, roundTripP99Ms: 3_100, deadlineMs: 4_000 };
+    await flags.report(orderEntryRole('XXBTZUSD'), { ...failing, sinceMs: clock.now() }, 60_000);
+    const t0 = clock.now();
+    await advanceUntil('halt', () => flags.current().halted, 2_000);
+    assert.equal(clock.now() - t0, 1_000, 'at the first status round a second into the episode');
+    assert.equal(flags.current().reason, 'order entry failing');
+    assert.deepEqual(await ours(), [], 'our order cancelled');
+    assert.equal(await metric(/^makerd_halts_total\{cause="order_entry"\} (\S+)$/m), 1);
+    const line = logs.find((l) => l.msg.startsWith('order entry failing'));
+    assert.deepEqual(line?.fields.pairs, [
+      { pair: 'XBTUSD', failingForMs: 1_000, roundTripP99Ms: 3_100, deadlineMs: 4_000 },
+    ]);
+
+    // The operator resumes while the executor still reports the same episode: it gets its own
+    // halt_after_s before the next halt.
+    await flags.resume();
+    await advance(250);
+    const resumedAt = clock.now();
+    await advanceUntil('the second halt', () => flags.current().halted, 2_000);
+    assert.equal(clock.now() - resumedAt, 1_000);
+
+    await flags.resume();
+    await flags.report(
+      orderEntryRole('XXBTZUSD'),
+      { ...failing, failing: false, sinceMs: clock.now() },
+      60_000,
+    );
+    await advance(2_000);
+    assert.equal(flags.current().halted, false, 'recovered: no halt');
+  });
+
   void it('retries a failed CancelAll every 500 ms of the clock', async () => {
     beating = ['runner', 'executor'];
     await start();
@@ -443,12 +591,15 @@ describe('Supervisor', () => {
     await start();
     await supervisor?.halt('sweep check', 'operator:test');
     assert.equal(calls.count('cancelAll'), 1);
+    // Each word costs the executors a sync's REST points: none for a CancelAll that found nothing.
+    assert.equal(calls.count('cancelledAll'), 0, 'nothing cancelled, no executor told');
     await placeBids(1);
     await advance(299);
     assert.equal(calls.count('cancelAll'), 1, 'no sweep before halt_sweep_ms');
     await advance(1);
     assert.equal(calls.count('cancelAll'), 2, 'the sweep');
     assert.deepEqual(await ours(), []);
+    assert.equal(calls.count('cancelledAll'), 1, 'the executors told of the order it took');
 
     await flags.resume();
     const asleep = clock.pending;

@@ -37,10 +37,10 @@ export function controlFlagsContract(name: string, make: () => Promise<FlagsFixt
       assert.deepEqual(other.current(), halted, 'the loser learns the first reason');
       assert.deepEqual(await flags.read(), halted);
 
-      assert.equal(await other.resume(), true);
+      assert.deepEqual(await other.resume(), halted, 'resume says which halt it cleared');
       assert.deepEqual(other.current(), { halted: false });
       assert.deepEqual(await flags.read(), { halted: false });
-      assert.equal(await other.resume(), false);
+      assert.deepEqual(await other.resume(), { halted: false });
     });
 
     void it('fails closed until read; stateSinceMs is known after the first read', async () => {
@@ -70,6 +70,21 @@ export function controlFlagsContract(name: string, make: () => Promise<FlagsFixt
       await flags.unwatch();
       await flags.unwatch();
       await assert.rejects(flags.watch(0, fx.clock), InvalidInputError);
+    });
+
+    void it('a CancelAll told by one process reaches the listeners of a watcher', async () => {
+      const heard: number[] = [];
+      flags.onCancelledAll((atMs) => heard.push(atMs));
+      await flags.watch(1_000, fx.clock);
+      // A subscription comes up after watch() resolves, and a message before it is lost (the
+      // executors keep their own later sync): told again until heard.
+      await waitFor(async () => {
+        await other.cancelledAll(1_234);
+        return heard.length > 0;
+      }, 'the watcher to hear the CancelAll');
+      assert.deepEqual(new Set(heard), new Set([1_234]));
+      await assert.rejects(other.cancelledAll(-1), InvalidInputError);
+      await flags.unwatch();
     });
 
     void it('refuses bad input naming the field', async () => {

@@ -33,9 +33,9 @@ export function pullListContract(name: string, make: () => Promise<PullFixture>)
       assert.deepEqual([...(await other.read()).keys()], ['ETHUSD']);
       assert.equal(other.has('XBTUSD'), false);
 
-      assert.equal(await list.restore('ETHUSD'), true);
+      assert.deepEqual(await list.restore('ETHUSD'), state, 'restore says which pull it ended');
       assert.equal(list.has('ETHUSD'), false);
-      assert.equal(await list.restore('ETHUSD'), false);
+      assert.equal(await list.restore('ETHUSD'), undefined);
       await other.read();
       assert.equal(other.has('ETHUSD'), false);
     });

@@ -298,7 +298,7 @@ void describe('glft options', () => {
       { gamma: -0.1 },
       'pairs[0].strategy.options.gamma: expected number to be greater than 0, got -0.1',
     ],
-    [{ xi: 'half' }, 'pairs[0].strategy.options.xi: expected union value, got "half"'],
+    [{ xi: 'half' }, 'pairs[0].strategy.options.xi: must be one of gamma, zero, got "half"'],
     [{ max_position: '0' }, 'pairs[0].strategy.options.max_position: '],
   ];
   for (const [raw, message] of refused) {

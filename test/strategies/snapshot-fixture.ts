@@ -87,6 +87,7 @@ export function snapshot(fields: SnapshotFields = {}): MarketSnapshot {
           receivedAtMs: stale ? takenAtMs - 60_000 : takenAtMs,
           ageMs: stale ? 60_000 : 0,
           stale,
+          staleAfterMs: 30_000,
           lastError: undefined,
         }),
       ];

@@ -7,8 +7,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 const MISSING = `no ${CHROMIUM} (apt-get install chromium)`;
 
-/** Headless chromium through playwright-core; undefined when it is not installed. */
-export async function launchChromium(): Promise<Browser | undefined> {
+/**
+ * Headless chromium through playwright-core, with `extraArgs` (a host-resolver rule); undefined
+ * when it is not installed.
+ */
+export async function launchChromium(
+  extraArgs: readonly string[] = [],
+): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) return undefined;
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -18,6 +23,7 @@ export async function launchChromium(): Promise<Browser | undefined> {
       '--disable-gpu',
       '--no-first-run',
       '--disable-background-networking',
+      ...extraArgs,
     ],
   });
 }

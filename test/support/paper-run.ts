@@ -21,6 +21,8 @@ export interface SimOrderRow {
   readonly side: 'buy' | 'sell';
   readonly price: string;
   readonly status: string;
+  /** Ours: (instance, slot, generation), see decodeUserref. */
+  readonly userref?: number | null;
 }
 
 export type Bot = ReturnType<typeof makerd>;

@@ -41,7 +41,7 @@ export function makerd(args: string[], env: NodeJS.ProcessEnv = {}) {
   };
   // The bin's note that dist/ is stale says how this checkout was built, not what the command did.
   const own = (): string =>
-    stderr.replace(/^makerd: dist\/ (is out of date|is not built):.*\n/m, '');
+    stderr.replace(/^makerd: dist\/(console \(.*\))? (is out of date|is not built):.*\n/gm, '');
   return { child, lines, waitFor, stderr: own };
 }
 

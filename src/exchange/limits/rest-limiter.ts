@@ -30,6 +30,9 @@ export interface RestLimiterSnapshot {
   readonly queued: number;
 }
 
+/** `cost` points counted (0 when a refusal filled the counter) took the model to `level`. */
+export type RaisedListener = (cost: number, level: number, atMs: number) => void;
+
 export const BACKOFF_START_MS = 2_000;
 export const BACKOFF_CAP_MS = 60_000;
 
@@ -52,6 +55,7 @@ interface Waiter {
  */
 export class RestLimiter {
   readonly max: number;
+  readonly decayPerSec: number;
   readonly headroom: number;
   readonly #clock: Clock;
   readonly #counter: RestCounter;
@@ -62,6 +66,7 @@ export class RestLimiter {
   #backoffUntil = 0;
   #backoffMs = 0;
   #sleep: { readonly until: number; readonly controller: AbortController } | undefined;
+  readonly #raised = new Set<RaisedListener>();
 
   constructor(options: RestLimiterOptions) {
     const limits = REST_COUNTER[options.tier];
@@ -70,6 +75,7 @@ export class RestLimiter {
       throw new InvalidInputError('headroom', `must be in [0, ${limits.max}), got ${headroom}`);
     }
     this.max = limits.max;
+    this.decayPerSec = limits.decayPerSec;
     this.headroom = headroom;
     this.#clock = options.clock ?? systemClock;
     this.#counter = new RestCounter(limits);
@@ -149,6 +155,7 @@ export class RestLimiter {
       this.#backoffMs === 0 ? BACKOFF_START_MS : Math.min(this.#backoffMs * 2, BACKOFF_CAP_MS);
     this.#backoffUntil = Math.max(this.#backoffUntil, now + this.#backoffMs);
     this.#counter.fill(now);
+    this.#tellRaised(0, now);
     this.#schedule();
   }
 
@@ -160,6 +167,22 @@ export class RestLimiter {
     const now = this.#clock.now();
     this.#counter.atLeast(decayedLevel(level, atMs, this.#counter.decayPerSec, now), now);
     this.#schedule();
+  }
+
+  /**
+   * Calls `listener` with the level each time a counted call is let go or a refusal fills the
+   * counter: synchronously, before the caller sends, so a write the listener starts reaches its
+   * socket before the call does. Returns the unsubscribe.
+   */
+  onRaised(listener: RaisedListener): () => void {
+    this.#raised.add(listener);
+    return () => this.#raised.delete(listener);
+  }
+
+  #tellRaised(cost: number, now: number): void {
+    if (this.#raised.size === 0) return;
+    const level = this.#counter.decayed(now);
+    for (const listener of this.#raised) listener(cost, level, now);
   }
 
   onAccepted(): void {
@@ -217,7 +240,10 @@ export class RestLimiter {
 
   #release(waiter: Waiter, now: number): void {
     this.#remove(waiter);
-    if (waiter.cost > 0) this.#counter.add(waiter.cost, now);
+    if (waiter.cost > 0) {
+      this.#counter.add(waiter.cost, now);
+      this.#tellRaised(waiter.cost, now);
+    }
     waiter.resolve();
   }
 

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import { InvalidInputError } from '../../core/index.js';
+import { InvalidInputError, schemaProblem } from '../../core/index.js';
 import { loadStrategy } from '../../runner/strategy-loader.js';
 import type { StrategyPlugin } from '../../runner/strategy-api.js';
 import type { ExpandedGrid } from './grid.js';
@@ -35,15 +35,14 @@ export async function checkCombinations(
       }
       const options = Value.Default(plugin.options, Value.Clone(pair.strategy.options));
       if (Value.Check(plugin.options, options)) continue;
-      const first = Value.Errors(plugin.options, options).First();
-      const [key = '', ...rest] = (first?.path ?? '').split('/').filter((p) => p !== '');
+      const problem = schemaProblem(plugin.options, options);
+      const [key = '', ...rest] = problem.path.split('/').filter((p) => p !== '');
       const field =
         origin.options[key] ??
         `pairs[${configured}].strategy.options${key === '' ? '' : `.${key}`}`;
-      const got = first === undefined ? '' : `, got ${JSON.stringify(first.value) ?? 'nothing'}`;
       throw new InvalidInputError(
         fieldPath(field, rest.length === 0 ? '' : `/${rest.join('/')}`),
-        `${first?.message.toLowerCase() ?? 'invalid value'}${got} (${name} on ${pair.pair}, run ${combination.id})`,
+        `${problem.reason} (${name} on ${pair.pair}, run ${combination.id})`,
       );
     }
   }

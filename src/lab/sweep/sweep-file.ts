@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { InvalidInputError } from '../../core/index.js';
+import { InvalidInputError, schemaProblem } from '../../core/index.js';
 
 /**
  * The sweep file (docs/backtest.md#sweeps): which bot and recording, and the grid of what varies.
@@ -158,12 +158,9 @@ export function checkValue<S extends TSchema>(
 ): Static<S> {
   const withDefaults: unknown = Value.Default(schema, Value.Clone(value ?? {}));
   if (Value.Check(schema, withDefaults)) return withDefaults;
-  const first = Value.Errors(schema, withDefaults).First();
-  const pointer = first?.path ?? '';
-  const reason =
-    reasons[pointer] ??
-    `${first?.message.toLowerCase() ?? 'invalid value'}${first === undefined ? '' : `, got ${JSON.stringify(first.value) ?? 'nothing'}`}`;
-  throw new InvalidInputError(fieldPath(root, pointer), reason);
+  const problem = schemaProblem(schema, withDefaults);
+  const reason = reasons[problem.path] ?? problem.reason;
+  throw new InvalidInputError(fieldPath(root, problem.path), reason);
 }
 
 /** `sweep` + `/grid/latency_ms/1` -> `sweep.grid.latency_ms[1]`. */

@@ -52,7 +52,7 @@ export interface SweepRunOutcome {
   readonly refusals: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
-/** Runs one backtest into request.outDir: `makerd backtest`'s own run, given by the CLI. */
+/** Runs one backtest into request.outDir: `makerd backtest`'s own run (sweepBacktester). */
 export type Backtester = (request: SweepRunRequest) => Promise<SweepRunOutcome>;
 
 /** The job's id in its queue: one per combination and phase. */

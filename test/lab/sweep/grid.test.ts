@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { builtInStrategies, loadSettings } from '../../../src/cli/role-command.js';
+import { builtInStrategies } from '../../../src/daemon/package-file.js';
+import { loadSettings } from '../../../src/daemon/settings-file.js';
 import { checkCombinations } from '../../../src/lab/sweep/combination-check.js';
 import {
   applyOverrides,
@@ -111,7 +112,10 @@ describe('sweep grid', () => {
         { grid: { fees: [{ maker: 0 }, {}] } },
         'sweep.grid.fees[1]: expected object to have at least 1 properties, got {}',
       ],
-      [{ grid: { fees: [{ makers: 0 }] } }, 'sweep.grid.fees[0].makers: unexpected property'],
+      [
+        { grid: { fees: [{ makers: 0 }] } },
+        'sweep.grid.fees[0].makers: unknown option; did you mean maker?',
+      ],
       [
         { grid: { queue_rule: ['linear', 'cube'] } },
         'sweep.grid.queue_rule[1]: "cube" is not a queue rule',
@@ -162,7 +166,7 @@ describe('sweep grid', () => {
     });
     assert.match(
       foreign,
-      /^sweep\.grid\.variants\[1\]\.options\.reference: unexpected property.*\(avellaneda-stoikov on XBTUSD, run 002\)$/,
+      /^sweep\.grid\.variants\[1\]\.options\.reference: unknown option; .*\(avellaneda-stoikov on XBTUSD, run 002\)$/,
     );
     const unknown = await checkRefusal({ grid: { strategy: ['spread', 'no-such-strategy'] } });
     assert.match(unknown, /^sweep\.grid\.strategy\[1\]: strategy "no-such-strategy".*not found/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { notReady } from '../../src/cli/process-http.js';
+import { notReady } from '../../src/daemon/readiness.js';
 import type { StatusReport } from '../../src/daemon/status-report.js';
 
 const NOW = 1_800_000_000_000;
@@ -42,5 +42,21 @@ describe('/readyz: why the deployment is not trading', () => {
     assert.deepEqual(notReady(report({ supervisor: undefined }), NOW), [
       'supervisor: no recent report',
     ]);
+    const orderEntry = {
+      failing: true,
+      sinceMs: NOW - 5_000,
+      roundTripP99Ms: 3_100,
+      deadlineMs: 4_000,
+    };
+    const pair = (failing: boolean) =>
+      ({
+        altname: 'XBTUSD',
+        executor: true,
+        orderEntry: { ...orderEntry, failing },
+      }) as StatusReport['pairs'][number];
+    assert.deepEqual(notReady(report({ pairs: [pair(true)] }), NOW), [
+      'XBTUSD: order entry failing: round trip p99 3100 ms, deadline at most 4000 ms',
+    ]);
+    assert.deepEqual(notReady(report({ pairs: [pair(false)] }), NOW), []);
   });
 });

@@ -2,10 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { MakerdError } from '../core/index.js';
-import { freePort } from './free-port.js';
+import { freePort, MakerdError } from '../core/index.js';
 
-/** A Redis the demo can use, and how to let go of it. */
+/** A Redis a command can use (the demo, a backtest, a sweep, the tests), and how to let go of it. */
 export interface FoundRedis {
   readonly url: string;
   /** Set when the demo started its own redis-server (no persistence; stopped with the demo). */
