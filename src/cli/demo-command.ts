@@ -40,6 +40,8 @@ const DEMO_PREFIX = 'makerd-demo';
  * readable logs and a status line.
  */
 export async function runDemo(opts: DemoOptions): Promise<void> {
+  // Before anything starts, so that a Ctrl-C during the start-up stops in order (run-roles.ts).
+  const stopAsked = untilSignal();
   const stopAfterMs =
     opts.seconds === undefined ? undefined : secondsOption('--seconds', opts.seconds);
   const statusEveryMs = secondsOption('--status-every', opts.statusEvery);
@@ -109,7 +111,7 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
       door: processHttpDoor(ctx.logTap),
       // Its simulator is new: the paper key's counters carried in Redis are other exchanges'.
       ownExchange: true,
-      until: untilSignal,
+      stopAsked,
       ...(stopAfterMs === undefined ? {} : { stopAfterMs }),
       onRunning: (running) => {
         const url = running.http.url;

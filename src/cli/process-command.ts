@@ -13,11 +13,13 @@ export function runProcessCommand(
   roles: readonly RoleName[],
   opts: RoleCommandOptions,
 ): Promise<void> {
+  // Before anything starts, so that a Ctrl-C during the start-up stops in order (run-roles.ts).
+  const stopAsked = untilSignal();
   const label = name === 'run' ? 'makerd' : name;
   const ctx = roleContext(label, opts);
   return runRoles(label, ctx, roles, {
     startedMsg: name === 'run' ? 'makerd running' : `${name} started`,
     door: processHttpDoor(ctx.logTap),
-    until: untilSignal,
+    stopAsked,
   });
 }

@@ -78,8 +78,12 @@ export interface RunOptions {
   /** The log line saying the process runs. */
   readonly startedMsg: string;
   readonly door: HttpDoor;
-  /** Resolves, with why, when the process is asked to stop (the command line's signals). */
-  readonly until: () => Promise<string>;
+  /**
+   * Resolves, with why, when the process is asked to stop (the command line's signals). Listened
+   * to from before the start-up: a Ctrl-C while the roles start, when orders may already rest, is
+   * an orderly stop once they have started, not the default exit that leaves them on the book.
+   */
+  readonly stopAsked: Promise<string>;
   /** Stop as on a signal after this long (default: only on a signal). */
   readonly stopAfterMs?: number;
   /** The exchange is this process's alone (RoleBaseParts.ownExchange). */
@@ -111,6 +115,11 @@ export async function runRoles(
   options: RunOptions,
 ): Promise<void> {
   const { settings, log } = ctx;
+  let started = false;
+  void options.stopAsked.then((signal) => {
+    if (!started)
+      log.info({ signal }, `${label}: stop asked while starting: stopping once started`);
+  });
   refuseSplitWithoutWindow(settings, roles);
   // Read (and a short token refused) before anything trades.
   const tokens = httpTokens(settings.http, process.env, log.child({ component: 'http' }));
@@ -181,6 +190,7 @@ export async function runRoles(
       },
       options.startedMsg,
     );
+    started = true;
     watching = stallWatch.run(stopWatching.signal);
     const detach = options.onRunning?.({ base, http, local });
     await runUntilStopped(
@@ -216,7 +226,7 @@ export async function runRoles(
 }
 
 /**
- * Logs `status()` every statusEveryMs until `until` resolves (or `stopAfterMs` passes), then
+ * Logs `status()` every statusEveryMs until `stopAsked` resolves (or `stopAfterMs` passes), then
  * stops the roles and flushes the log.
  */
 async function runUntilStopped(
@@ -224,7 +234,7 @@ async function runUntilStopped(
   ctx: ProcessContext,
   status: () => object,
   stop: () => Promise<void>,
-  options: Pick<RunOptions, 'until' | 'stopAfterMs'>,
+  options: Pick<RunOptions, 'stopAsked' | 'stopAfterMs'>,
 ): Promise<void> {
   const { log } = ctx;
   const { stopAfterMs } = options;
@@ -234,7 +244,7 @@ async function runUntilStopped(
       : undefined;
   let deadline: NodeJS.Timeout | undefined;
   const signal = await Promise.race([
-    options.until(),
+    options.stopAsked,
     ...(stopAfterMs === undefined
       ? []
       : [

@@ -15,6 +15,7 @@ void describe('makerd demo, twice', () => {
   const redis = new Redis(REDIS_URL);
   const prefix = freshPrefix();
   const other = freshPrefix();
+  const early = freshPrefix();
   const env = { MAKERD_REDIS_URL: REDIS_URL, MAKERD_REDIS_PREFIX: prefix, MAKERD_HTTP_PORT: '0' };
   const demos: ReturnType<typeof makerd>[] = [];
   const demo = (more: Record<string, string> = {}) => {
@@ -22,13 +23,14 @@ void describe('makerd demo, twice', () => {
     demos.push(d);
     return d;
   };
-  /** Its exit code, once it exits of its own (a refusal comes within seconds). */
+  /** Its exit code, or the signal that ended it, once it exits of its own. */
   const exit = (d: ReturnType<typeof makerd>) =>
-    until('the demo exited', () => (d.child.exitCode === null ? undefined : d.child.exitCode));
+    until('the demo exited', () => d.child.exitCode ?? d.child.signalCode ?? undefined);
   after(async () => {
     for (const d of demos) await stop(d.child);
     await deleteKeys(redis, prefix);
     await deleteKeys(redis, other);
+    await deleteKeys(redis, early);
     redis.disconnect();
   });
 
@@ -82,5 +84,19 @@ void describe('makerd demo, twice', () => {
     const again = demo();
     await again.waitFor('makerd demo running', 60_000);
     assert.equal(again.stderr(), '');
+  });
+
+  void it('stops in order on a Ctrl-C during the start-up, not killed by it', async () => {
+    const d = demo({ MAKERD_REDIS_PREFIX: early });
+    // Logged before the roles start: their start-up is still ahead.
+    await d.waitFor(
+      'demo: paper trading against a fresh simulator; Ctrl-C cancels every order and stops',
+    );
+    d.child.kill('SIGINT');
+    assert.equal(await exit(d), 0);
+    const msgs = d.lines.map((l) => l.msg);
+    assert.ok(msgs.includes('makerd stopping'), 'the orderly stop ran');
+    const summary = d.lines.find((l) => String(l.msg).startsWith('demo summary: ran'));
+    assert.equal(summary?.ordersLeft, 0, 'no order left on the simulator');
   });
 });
