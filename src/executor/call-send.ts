@@ -5,7 +5,7 @@ import type { PairScope } from './pair-context.js';
 import type { WireTimes } from './wire-times.js';
 
 /** What sending an order-entry call uses of its pair. */
-export type SendScope = PairScope<'now' | 'link', 'clock'>;
+export type SendScope = PairScope<'answeredAtMs' | 'now' | 'link', 'clock'>;
 
 /** When a call is sent and its `deadline`: an unanswered call cannot execute after it. */
 export interface CallTimes {
@@ -64,5 +64,6 @@ export async function sendCall<T>(
     throw err;
   } finally {
     answered.abort();
+    ctx.answeredAtMs = clock.now();
   }
 }

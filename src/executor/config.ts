@@ -38,7 +38,10 @@ export const ExecutorConfig = Type.Object(
     round_trip_window_ms: Type.Integer({ minimum: 1_000, maximum: 3_600_000, default: 60_000 }),
     /** Unknown outcomes are queried this long after the call's deadline. */
     resolve_grace_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
-    /** Full reconciliation against OpenOrders and ClosedOrders (REST budget: 2 calls each time). */
+    /**
+     * Full reconciliation against OpenOrders and ClosedOrders (REST budget: 2 calls each time,
+     * shared by the pairs of the process, which sync together).
+     */
     reconcile_interval_ms: Type.Integer({ minimum: 5_000, default: 30_000 }),
     /** Orders of the key that are not this instance's: `leave` them (default) or `cancel` them. */
     foreign_orders: Type.Union([Type.Literal('leave'), Type.Literal('cancel')], {

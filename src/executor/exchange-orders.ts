@@ -68,14 +68,35 @@ export function isPairOrder(o: Order, pair: PairInfo): boolean {
   return o.descr.pair === pair.altname || o.descr.pair === pair.id;
 }
 
+/** An answer to a read, with when it was asked (the asker's clock): it shows nothing later. */
+export interface Read<T> {
+  readonly atMs: number;
+  readonly orders: T;
+}
+
 /**
- * The key's order reads shared by every pair this process works: OpenOrders has no pair filter,
- * so concurrent syncs of several pairs share one call (and one REST point).
+ * A read asked longer ago than this is not handed to another pair's sync: it would hide the fills
+ * and cancels since. Long enough for the pairs' periodic syncs, which start milliseconds apart.
+ */
+export const SHARE_MS = 1_000;
+
+/** A ClosedOrders read: from `startS`, and whether it holds every page. */
+interface ClosedRead extends Read<Record<string, Order>> {
+  readonly startS: number;
+  readonly complete: boolean;
+}
+
+/**
+ * The key's order reads shared by every pair this process works. OpenOrders and ClosedOrders
+ * have no pair filter, so the pairs' syncs, which start milliseconds apart, share one call (and
+ * one REST point) when it was asked at or after what the caller needs (`notBeforeMs`: after its
+ * pair's last order-entry call was answered) and at most SHARE_MS ago.
  */
 export class OrderReads {
   readonly #client: SpotClient;
   readonly #call: CallOptions;
-  #open: { atMs: number; result: Promise<Record<string, Order>> } | undefined;
+  #open: { atMs: number; result: Promise<Read<Record<string, Order>>> } | undefined;
+  #closed: { atMs: number; startS: number; result: Promise<ClosedRead> } | undefined;
 
   /**
    * `signal` ends every read when the executor stops: after a halt's burst a read waits seconds
@@ -87,11 +108,13 @@ export class OrderReads {
     this.#call = signal === undefined ? {} : { signal };
   }
 
-  /** Open orders fetched no earlier than `notBeforeMs`. */
-  open(notBeforeMs: number, nowMs: number): Promise<Record<string, Order>> {
+  /** Open orders asked no earlier than `notBeforeMs` (and SHARE_MS before `nowMs`). */
+  open(notBeforeMs: number, nowMs: number): Promise<Read<Record<string, Order>>> {
     const cached = this.#open;
-    if (cached !== undefined && cached.atMs >= notBeforeMs) return cached.result;
-    const result = this.#client.openOrders({}, this.#call).then((r) => r.result.open);
+    if (cached !== undefined && shareable(cached.atMs, notBeforeMs, nowMs)) return cached.result;
+    const result = this.#client
+      .openOrders({}, this.#call)
+      .then((r) => ({ atMs: nowMs, orders: r.result.open }));
     this.#open = { atMs: nowMs, result };
     result.catch(() => {
       if (this.#open?.result === result) this.#open = undefined;
@@ -99,25 +122,52 @@ export class OrderReads {
     return result;
   }
 
-  /** Closed orders opened or closed since `sinceMs`, every page (at most `maxPages`). */
-  async closedSince(sinceMs: number, maxPages = 10): Promise<Record<string, Order>> {
-    const out: Record<string, Order> = {};
-    const start = Math.floor(sinceMs / 1000);
+  /**
+   * Closed orders opened or closed since `sinceMs`, every page (at most `maxPages`), asked no
+   * earlier than `notBeforeMs` (and SHARE_MS before `nowMs`). A read cut short by `maxPages` is
+   * not shared.
+   */
+  async closedSince(
+    sinceMs: number,
+    notBeforeMs: number,
+    nowMs: number,
+    maxPages = 10,
+  ): Promise<Read<Record<string, Order>>> {
+    const startS = Math.floor(sinceMs / 1000);
+    const cached = this.#closed;
+    if (
+      cached !== undefined &&
+      cached.startS <= startS &&
+      shareable(cached.atMs, notBeforeMs, nowMs)
+    ) {
+      const read = await cached.result.catch(() => undefined);
+      if (read?.complete === true) return read;
+    }
+    const result = this.#closedPages(startS, nowMs, maxPages);
+    this.#closed = { atMs: nowMs, startS, result };
+    result.catch(() => {
+      if (this.#closed?.result === result) this.#closed = undefined;
+    });
+    return result;
+  }
+
+  async #closedPages(startS: number, atMs: number, maxPages: number): Promise<ClosedRead> {
+    const orders: Record<string, Order> = {};
     for (let page = 0; page < maxPages; page++) {
       const ofs = page * OTHER_LIMITS.closedOrdersPageSize;
       const { result } = await this.#client.closedOrders(
-        { start, ofs, closetime: 'both' },
+        { start: startS, ofs, closetime: 'both' },
         this.#call,
       );
       const entries = Object.entries(result.closed);
-      for (const [txid, o] of entries) out[txid] = o;
+      for (const [txid, o] of entries) orders[txid] = o;
       if (
         entries.length < OTHER_LIMITS.closedOrdersPageSize ||
         ofs + entries.length >= result.count
       )
-        break;
+        return { atMs, startS, orders, complete: true };
     }
-    return out;
+    return { atMs, startS, orders, complete: false };
   }
 
   /** QueryOrders in chunks of 50 ids. */
@@ -154,4 +204,8 @@ export class OrderReads {
     }
     return out;
   }
+}
+
+function shareable(atMs: number, notBeforeMs: number, nowMs: number): boolean {
+  return atMs >= notBeforeMs && atMs >= nowMs - SHARE_MS;
 }

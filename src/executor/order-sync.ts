@@ -28,6 +28,7 @@ export interface SyncResult {
 /** What the syncs use of their pair: the exchange reads and the tracker, besides the records. */
 export type SyncScope = FailureScope &
   PairScope<
+    | 'answeredAtMs'
     | 'apply'
     | 'byTxid'
     | 'cancelCharges'
@@ -72,9 +73,11 @@ export class OrderSync {
 
   /**
    * `unknowns`: only records in doubt whose deadline passed. `all`: every record, plus adoption
-   * of unknown own orders and the foreign count.
+   * of unknown own orders and the foreign count. `shared`: the reads may be another pair's, asked
+   * after this pair's last call was answered and every subject's deadline passed (the periodic
+   * syncs); otherwise they are asked now (after a CancelAll, a halt, a stall).
    */
-  async run(scope: 'unknowns' | 'all'): Promise<SyncResult> {
+  async run(scope: 'unknowns' | 'all', shared = false): Promise<SyncResult> {
     const ctx = this.#ctx;
     const { reads, instance, metrics, log } = ctx.deps;
     const now = ctx.now();
@@ -85,8 +88,9 @@ export class OrderSync {
       scope === 'all' ? [...ctx.orders.values()].filter((o) => !notDue.includes(o)) : due;
     if (scope === 'unknowns' && subjects.length === 0) return this.#result(notDue, 0, 0);
 
-    // OpenOrders taken after every subject's call was sent (and its deadline passed).
-    const open = await reads.open(now, now);
+    // OpenOrders taken after every subject's call was answered or its deadline passed.
+    const notBefore = shared ? Math.max(ctx.answeredAtMs, ...due.map((o) => this.#dueOf(o))) : now;
+    const { orders: open } = await reads.open(notBefore, now);
     const openOurs = new Map<string, Order>();
     let foreign = 0;
     const foreignTxids: string[] = [];
@@ -146,18 +150,23 @@ export class OrderSync {
       }
     }
 
-    if (missing.length > 0) resolved += await this.#settleMissing(missing);
-    if (scope === 'all') await this.#settleRetired(now);
+    // What left the book is read after the OpenOrders answer that found it gone.
+    if (missing.length > 0) resolved += await this.#settleMissing(missing, ctx.now());
+    if (scope === 'all') await this.#settleRetired(notBefore);
     metrics.reconciles.inc({ pair: ctx.label, outcome: scope });
     return this.#result(notDue, adopted, resolved);
   }
 
   /** Records not open any more: their final state from ClosedOrders, else QueryOrders. */
-  async #settleMissing(missing: readonly TrackedOrder[]): Promise<number> {
+  async #settleMissing(missing: readonly TrackedOrder[], notBefore: number): Promise<number> {
     const ctx = this.#ctx;
     const { reads, metrics, log } = ctx.deps;
     const since = Math.min(...missing.map((o) => o.sentAtMs || o.openedAtMs || ctx.now()));
-    const closed = await reads.closedSince(since - CLOSED_LOOKBACK_MS);
+    const { orders: closed } = await reads.closedSince(
+      since - CLOSED_LOOKBACK_MS,
+      notBefore,
+      ctx.now(),
+    );
     const closedByUserref = new Map<number, [string, Order]>();
     for (const [txid, o] of Object.entries(closed)) {
       if (o.userref !== null && isPairOrder(o, ctx.deps.pair))
@@ -233,12 +242,14 @@ export class OrderSync {
   /**
    * Executions of our orders between our last view and their cancel show only in ClosedOrders:
    * each full sync reads the orders closed since the previous one and lets the tracker record
-   * what its history entries miss.
+   * what its history entries miss. The next one reads from when this read was asked.
    */
-  async #settleRetired(now: number): Promise<void> {
+  async #settleRetired(notBefore: number): Promise<void> {
     const ctx = this.#ctx;
+    const now = ctx.now();
     const since = this.#settledUntilMs ?? now - ctx.deps.config.reconcile_interval_ms;
-    const closed = await ctx.deps.reads.closedSince(since - CLOSED_LOOKBACK_MS);
+    const read = await ctx.deps.reads.closedSince(since - CLOSED_LOOKBACK_MS, notBefore, now);
+    const closed = read.orders;
     const views: TrackedOrder[] = [];
     const executedAt = new Map<string, number>();
     for (const [txid, o] of Object.entries(closed)) {
@@ -252,7 +263,7 @@ export class OrderSync {
     const fills = await ctx.deps.tracker.settle(views, closedAt, ctx.deps.lease.fence);
     for (const fill of fills) ctx.noteFill(fill);
     ctx.cancelCharges.settleGone(views, closedAt);
-    this.#settledUntilMs = now;
+    this.#settledUntilMs = read.atMs;
   }
 
   async #cancelForeign(txids: readonly string[], open: Record<string, Order>): Promise<void> {

@@ -64,6 +64,11 @@ export class PairContext {
   modeUntilMs = 0;
   /** No order entry before this time (throttled, rate-limited, the key refused). */
   pausedUntilMs = 0;
+  /**
+   * When the pair's last order-entry call ended (answered, refused or given up on): a read of the
+   * book asked before then may not show it, so a sync may not take it from another pair.
+   */
+  answeredAtMs = 0;
   /** The `pair` label of its metrics: the altname (`id` stays for Redis keys, calls and logs). */
   readonly label: string;
   /** What the exchange charged for orders of ours it cancelled without a call of ours. */

@@ -111,7 +111,7 @@ export class PairExecutor {
       await this.#resyncIfDue();
       if (ctx.now() < ctx.pausedUntilMs) return undefined;
       await this.#view.follow();
-      if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) await this.#syncNow('unknowns');
+      if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) await this.#syncNow('unknowns', true);
       // Stopped while the queries waited (REST budget spent by a halt: seconds a call), maybe
       // past the process's bound, after which the supervisor cancels every order: nothing new
       // may follow that cancel.
@@ -122,7 +122,7 @@ export class PairExecutor {
       this.#retryAtMs = drained.retryAtMs;
       // After the drain: the pair's next snapshot is a poll away, so the sync delays no quote.
       if (ctx.now() >= this.#fullSyncAtMs) {
-        await this.#syncNow('all');
+        await this.#syncNow('all', true);
         // What it found (an order filled, so its slot is free) may let a waiting intent go now.
         if (drained.deferred > 0) this.#retryAtMs = ctx.now();
       }
@@ -233,14 +233,19 @@ export class PairExecutor {
     return this.#stepStartedAtMs === undefined ? 0 : nowMs - this.#stepStartedAtMs;
   }
 
-  async #syncNow(scope: 'unknowns' | 'all'): Promise<void> {
+  /** `shared`: the periodic syncs, whose reads another pair's may serve (OrderSync.run). */
+  async #syncNow(scope: 'unknowns' | 'all', shared = false): Promise<void> {
     const ctx = this.ctx;
     if (scope === 'all') {
-      this.#fullSyncAtMs = ctx.now() + ctx.deps.config.reconcile_interval_ms;
+      // The periodic one keeps its rate rather than restarting from when its step ran: the pairs
+      // taken together stay milliseconds apart, within the reads' sharing, however late steps run.
+      const interval = ctx.deps.config.reconcile_interval_ms;
+      const next = this.#fullSyncAtMs + interval;
+      this.#fullSyncAtMs = shared && next > ctx.now() ? next : ctx.now() + interval;
     }
     let result;
     try {
-      result = await this.#sync.run(scope);
+      result = await this.#sync.run(scope, shared);
     } finally {
       await ctx.cancelCharges.charge();
     }
