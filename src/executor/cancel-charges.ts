@@ -4,6 +4,13 @@ import type { TrackedOrder } from '../orders/types.js';
 import type { ExecutorMetrics } from './metrics.js';
 import type { RatecountStore } from './ratecount-store.js';
 
+/** A closed order of the key on the pair that is not ours, as ClosedOrders tells it. */
+export interface ForeignClosed {
+  readonly canceled: boolean;
+  readonly openedAtMs: number;
+  readonly closedAtMs: number;
+}
+
 /** What charging uses of the pair's executor (PairDeps). */
 export interface ChargeDeps {
   readonly ratecount: Pick<RatecountStore, 'add'>;
@@ -14,12 +21,12 @@ export interface ChargeDeps {
 }
 
 /**
- * What the exchange charged the pair for orders of ours it cancelled without a call of ours (a
- * CancelAll, the dead-man timer, someone else on the key): each order's cancel penalty by its age
- * (DESIGN.md §3.4), owed to the ratecount model. An order is found so once, when a view or sync
- * first sees it cancelled (its record leaves the live set then), so it is charged once however
- * many signals announced the cancel. charge() adds what was found; steps call it before any
- * order entry.
+ * What the exchange charged the pair for orders it cancelled without a call of ours (a CancelAll,
+ * the dead-man timer, someone else on the key), ours and the key's other orders: each one's
+ * cancel penalty by its age (DESIGN.md §3.4), owed to the ratecount model. An order is found so
+ * once, when a view or sync first sees it cancelled (ours: its record leaves the live set then),
+ * so it is charged once however many signals announced the cancel. charge() adds what was found;
+ * steps call it before any order entry.
  */
 export class CancelCharges {
   readonly #pair: { readonly id: string; readonly label: string };
@@ -31,6 +38,10 @@ export class CancelCharges {
    * full sync's ClosedOrders says whether they were cancelled (owed) or filled.
    */
   readonly #gone = new Map<string, TrackedOrder>();
+  /** The foreign orders the last ClosedOrders read listed, or that our own cancel took off. */
+  #foreignSeen = new Set<string>();
+  /** Foreign orders our own cancel took off since that read (charged as it was sent). */
+  readonly #foreignCancelled = new Set<string>();
 
   constructor(pair: { readonly id: string; readonly label: string }, deps: ChargeDeps) {
     this.#pair = pair;
@@ -62,6 +73,27 @@ export class CancelCharges {
       if (gone !== undefined && view.state === 'canceled') this.#found(gone, closedAtMs(view));
     }
     this.#gone.clear();
+  }
+
+  /** Foreign orders our own cancel took off (foreign_orders: cancel), charged as it was sent. */
+  foreignCancelled(txids: readonly string[]): void {
+    for (const txid of txids) this.#foreignCancelled.add(txid);
+  }
+
+  /**
+   * A full sync's ClosedOrders for the key's orders on the pair that are not ours: the exchange
+   * charged the same counter for each one cancelled, whoever cancelled it (a CancelAll of ours or
+   * the dead-man timer's, their owner), by its age at the cancel. Owed, once: the reads overlap,
+   * so one listed by the read before is not charged again. Their owner's adds and edits are not
+   * in any read we make, and stay uncounted.
+   */
+  settleForeign(closed: ReadonlyMap<string, ForeignClosed>): void {
+    for (const [txid, o] of closed) {
+      if (!o.canceled || this.#foreignSeen.has(txid) || this.#foreignCancelled.has(txid)) continue;
+      this.#owed.push({ ageMs: Math.max(0, o.closedAtMs - o.openedAtMs), atMs: o.closedAtMs });
+    }
+    this.#foreignSeen = new Set([...closed.keys(), ...this.#foreignCancelled]);
+    this.#foreignCancelled.clear();
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Order } from '../exchange/endpoints/account.js';
 import { cancelBatchPenalty } from '../exchange/limits/index.js';
 import { executedAtMs, isPairOrder, viewOf } from './exchange-orders.js';
 import type { PairScope } from './pair-context.js';
+import type { ForeignClosed } from './cancel-charges.js';
 import type { FailureScope } from './failures.js';
 import type { TrackedOrder } from '../orders/types.js';
 
@@ -252,9 +253,17 @@ export class OrderSync {
     const closed = read.orders;
     const views: TrackedOrder[] = [];
     const executedAt = new Map<string, number>();
+    const foreign = new Map<string, ForeignClosed>();
     for (const [txid, o] of Object.entries(closed)) {
-      if (!isPairOrder(o, ctx.deps.pair) || o.userref === null) continue;
-      if (decodeUserref(o.userref)?.instance !== ctx.deps.instance) continue;
+      if (!isPairOrder(o, ctx.deps.pair)) continue;
+      if (o.userref === null || decodeUserref(o.userref)?.instance !== ctx.deps.instance) {
+        foreign.set(txid, {
+          canceled: o.status === 'canceled' || o.status === 'expired',
+          openedAtMs: Math.round(o.opentm * 1000),
+          closedAtMs: executedAtMs(o, ctx.now()),
+        });
+        continue;
+      }
       if (ctx.orders.has(o.userref)) continue;
       views.push(viewOf(txid, o, undefined, ctx.id, ctx.now()));
       executedAt.set(txid, executedAtMs(o, ctx.now()));
@@ -263,6 +272,7 @@ export class OrderSync {
     const fills = await ctx.deps.tracker.settle(views, closedAt, ctx.deps.lease.fence);
     for (const fill of fills) ctx.noteFill(fill);
     ctx.cancelCharges.settleGone(views, closedAt);
+    ctx.cancelCharges.settleForeign(foreign);
     this.#settledUntilMs = read.atMs;
   }
 
@@ -273,6 +283,7 @@ export class OrderSync {
       const chunk = txids.slice(i, i + 50);
       const ages = chunk.map((t) => ctx.now() - Math.round((open[t]?.opentm ?? 0) * 1000));
       await ratecount.add(ctx.id, cancelBatchPenalty(ages, ctx.deps.limits.max), ctx.now());
+      ctx.cancelCharges.foreignCancelled(chunk);
       const res = await client.cancelOrderBatch({ orders: chunk });
       log.warn(
         { count: res.result.count },
