@@ -26,6 +26,8 @@ const PROGRESS_EVERY_MS = 5_000;
  * summary; a disk too full to record ends it with exit 1.
  */
 export async function runRecord(opts: RecordOptions): Promise<void> {
+  // Before the session starts: a Ctrl-C during its start-up closes the files and sums up.
+  const stopAsked = untilSignal();
   const stopAfterMs =
     opts.seconds === undefined ? undefined : secondsOption('--seconds', opts.seconds);
   const { settings, dir: configDir } = loadSettings(opts.config);
@@ -72,7 +74,7 @@ export async function runRecord(opts: RecordOptions): Promise<void> {
     }, PROGRESS_EVERY_MS);
     let deadline: NodeJS.Timeout | undefined;
     const why = await Promise.race([
-      untilSignal(),
+      stopAsked,
       session.stopped,
       ...(stopAfterMs === undefined
         ? []
