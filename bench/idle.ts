@@ -109,6 +109,35 @@ async function writeSimConfig(dir: string, market: Args['market']): Promise<stri
   return file;
 }
 
+/**
+ * A module preloaded into makerd (`node --import`, a data: URL): it counts the signed REST calls
+ * its clients send, by endpoint, from the client's own diagnostics channel, and keeps the counts
+ * in `file`, rewritten at each call (a few a second).
+ */
+function callCounter(file: string): string {
+  const path = JSON.stringify(file);
+  const code = `
+    import { channel } from 'node:diagnostics_channel';
+    import { writeFileSync } from 'node:fs';
+    const counts = {};
+    writeFileSync(${path}, '{}');
+    channel('makerd:exchange:signed').subscribe((m) => {
+      counts[m.endpoint] = (counts[m.endpoint] ?? 0) + 1;
+      writeFileSync(${path}, JSON.stringify(counts));
+    });`;
+  return `data:text/javascript,${encodeURIComponent(code)}`;
+}
+
+/** The signed REST calls makerd has sent so far, by endpoint (callCounter). */
+async function restCalls(file: string): Promise<Map<string, number>> {
+  const counts = JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
+  return new Map(Object.entries(counts));
+}
+
+function minusCalls(after: Map<string, number>, before: Map<string, number>) {
+  return new Map([...after].map(([k, n]) => [k, n - (before.get(k) ?? 0)] as const));
+}
+
 const sum = (m: CommandCounts) => [...m.values()].reduce((a, b) => a + b, 0);
 const perSec = (n: number, s: number) => (n / s).toFixed(2);
 
@@ -137,8 +166,12 @@ async function main(): Promise<void> {
       ...(args.pollEvery > 0 ? { pollEveryMs: args.pollEvery * 1000 } : {}),
     });
     const logFile = join(dir, 'makerd.log');
-    const nodeArgs =
-      args.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.profile}`];
+    const callsFile = join(dir, 'calls.json');
+    const nodeArgs = [
+      '--import',
+      callCounter(callsFile),
+      ...(args.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.profile}`]),
+    ];
     const makerd = startMakerd(file, logFile, nodeArgs);
     let window: [number, number] | undefined;
     console.log(
@@ -154,16 +187,18 @@ async function main(): Promise<void> {
       const monitored = await monitorCommands(watcher, prefix, PAIR_NAMES);
       const statsBefore = await commandStats(info);
       const cpuBefore = await cpuTimes(makerd.pid);
+      const callsBefore = await restCalls(callsFile);
       const t0 = process.hrtime.bigint();
       await new Promise((r) => setTimeout(r, args.seconds * 1000));
       const cpuAfter = await cpuTimes(makerd.pid);
+      const calls = minusCalls(await restCalls(callsFile), callsBefore);
       const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
       const statsAfter = await commandStats(info);
       await monitored.stop();
       const stats = minus(statsAfter, statsBefore);
       stats.delete('info');
       stats.delete('monitor');
-      report({ args, elapsed, cpu: cpuMinus(cpuAfter, cpuBefore), stats, monitored });
+      report({ args, elapsed, cpu: cpuMinus(cpuAfter, cpuBefore), stats, monitored, calls });
       window = [Number(t0 / 1000n), Number(t0 / 1000n) + elapsed * 1e6];
     } finally {
       const code = await makerd.stop();
@@ -187,6 +222,7 @@ function report(r: {
   cpu: CpuTimes;
   stats: CommandCounts;
   monitored: { client: CommandCounts; lua: CommandCounts; byKey: CommandCounts };
+  calls: Map<string, number>;
 }): void {
   const { elapsed, stats, monitored, cpu } = r;
   const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
@@ -214,6 +250,13 @@ function report(r: {
       `${name.padEnd(24)}${perSec(sent, elapsed).padStart(9)}${perSec(lua, elapsed).padStart(14)}` +
         `${perSec(stats.get(name) ?? 0, elapsed).padStart(9)}`,
     );
+  }
+  // The key's REST budget, as an operator reads it: the starter tier gives 10 points back in 30 s.
+  console.log('');
+  console.log(`${'REST call (signed)'.padEnd(24)}${'per 30 s'.padStart(9)}`);
+  const calls = [...r.calls].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  for (const [endpoint, n] of calls) {
+    console.log(`${endpoint.padEnd(24)}${((n * 30) / elapsed).toFixed(2).padStart(9)}`);
   }
   if (!r.args.keys) return;
   console.log('');
