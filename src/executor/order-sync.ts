@@ -74,11 +74,12 @@ export class OrderSync {
 
   /**
    * `unknowns`: only records in doubt whose deadline passed. `all`: every record, plus adoption
-   * of unknown own orders and the foreign count. `shared`: the reads may be another pair's, asked
-   * after this pair's last call was answered and every subject's deadline passed (the periodic
-   * syncs); otherwise they are asked now (after a CancelAll, a halt, a stall).
+   * of unknown own orders and the foreign count. `readsFrom`: the reads may be another pair's,
+   * asked since then and after this pair's last call was answered and every subject's deadline
+   * passed (-Infinity for the periodic syncs; when a CancelAll, a halt or a stall was heard of);
+   * without it they are asked now.
    */
-  async run(scope: 'unknowns' | 'all', shared = false): Promise<SyncResult> {
+  async run(scope: 'unknowns' | 'all', readsFrom?: number): Promise<SyncResult> {
     const ctx = this.#ctx;
     const { reads, instance, metrics, log } = ctx.deps;
     const now = ctx.now();
@@ -90,7 +91,10 @@ export class OrderSync {
     if (scope === 'unknowns' && subjects.length === 0) return this.#result(notDue, 0, 0);
 
     // OpenOrders taken after every subject's call was answered or its deadline passed.
-    const notBefore = shared ? Math.max(ctx.answeredAtMs, ...due.map((o) => this.#dueOf(o))) : now;
+    const notBefore =
+      readsFrom === undefined
+        ? now
+        : Math.max(readsFrom, ctx.answeredAtMs, ...due.map((o) => this.#dueOf(o)));
     const { orders: open } = await reads.open(notBefore, now);
     const openOurs = new Map<string, Order>();
     let foreign = 0;

@@ -39,16 +39,18 @@ export class PairExecutor {
   #stepStartedAtMs: number | undefined;
   /**
    * Set when what the book holds may have changed behind our back (the process stood still, the
-   * halt was lifted): the next step, or the resync queued with it, runs a full sync before any
-   * order entry, so the orders cancelled meanwhile are charged to the ratecount first.
+   * halt was lifted), to when we heard of it: the next step, or the resync queued with it, runs a
+   * full sync on reads asked since before any order entry, so the orders cancelled meanwhile are
+   * charged to the ratecount first.
    */
-  #resyncDue = false;
+  #resyncFrom: number | undefined;
   #stopped = false;
   /**
-   * When the newest CancelAll the supervisor told of was done, and the newest one a sync of this
-   * pair has read since (a sync reads every CancelAll told before it began).
+   * When the newest CancelAll the supervisor told of was done, when this pair heard of it, and the
+   * newest one a sync of this pair has read since (a sync reads every CancelAll told before it
+   * began).
    */
-  #cancelAll = { toldAtMs: -Infinity, readAtMs: -Infinity };
+  #cancelAll = { toldAtMs: -Infinity, heardAtMs: -Infinity, readAtMs: -Infinity };
   /** When the halt in force was set, while this pair follows it. */
   #haltSinceMs: number | undefined;
   /** Ends the halt's delayed sync, which waits on the clock outside the steps, at stop(). */
@@ -111,7 +113,9 @@ export class PairExecutor {
       await this.#resyncIfDue();
       if (ctx.now() < ctx.pausedUntilMs) return undefined;
       await this.#view.follow();
-      if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) await this.#syncNow('unknowns', true);
+      if ((this.#sync.dueAt() ?? Infinity) <= ctx.now()) {
+        await this.#syncNow('unknowns', -Infinity);
+      }
       // Stopped while the queries waited (REST budget spent by a halt: seconds a call), maybe
       // past the process's bound, after which the supervisor cancels every order: nothing new
       // may follow that cancel.
@@ -122,7 +126,7 @@ export class PairExecutor {
       this.#retryAtMs = drained.retryAtMs;
       // After the drain: the pair's next snapshot is a poll away, so the sync delays no quote.
       if (ctx.now() >= this.#fullSyncAtMs) {
-        await this.#syncNow('all', true);
+        await this.#syncNow('all', -Infinity, true);
         // What it found (an order filled, so its slot is free) may let a waiting intent go now.
         if (drained.deferred > 0) this.#retryAtMs = ctx.now();
       }
@@ -153,12 +157,14 @@ export class PairExecutor {
     // Read already after the supervisor's word, the orders are not read twice: the REST points a
     // second read costs are what a stop right after waits for (the starter tier gives one back
     // every 3 s).
+    // Every pair hears of the halt at once: their reads, asked from the same moment, are shared.
+    const from = ctx.now() + HALT_SYNC_DELAY_MS;
     void ctx.deps.clock
       .sleep(HALT_SYNC_DELAY_MS, this.#stopping.signal)
       .then(() =>
         this.#oneAtATime(async () => {
           if (!this.#stopped && ctx.orders.size > 0 && !this.#haltRead(sinceMs)) {
-            await this.#syncNow('all');
+            await this.#syncNow('all', from);
           }
         }),
       )
@@ -174,10 +180,13 @@ export class PairExecutor {
   cancelledAll(atMs = this.ctx.now()): Promise<void> {
     const told = this.#cancelAll;
     told.toldAtMs = Math.max(told.toldAtMs, atMs);
+    // Heard after the CancelAll was done: any read asked since shows it, another pair's too.
+    told.heardAtMs = Math.max(told.heardAtMs, this.ctx.now());
     return this.#oneAtATime(async () => {
       if (this.#stopped) return;
-      const upTo = told.toldAtMs;
-      await this.#syncNow('all');
+      // Every CancelAll told so far, read on reads asked since the newest was heard of.
+      const [upTo, heardAt] = [told.toldAtMs, told.heardAtMs];
+      await this.#syncNow('all', heardAt);
       told.readAtMs = Math.max(told.readAtMs, upTo);
     }).catch(this.#failed('sync after the CancelAll failed'));
   }
@@ -204,7 +213,7 @@ export class PairExecutor {
    * right after the resume would wait for.
    */
   async resumed(): Promise<void> {
-    if (!this.#haltRead(this.#haltSinceMs)) this.#resyncDue = true;
+    if (!this.#haltRead(this.#haltSinceMs)) this.#resyncAfter(this.ctx.now());
     this.#haltSinceMs = undefined;
     await this.wake();
   }
@@ -215,14 +224,21 @@ export class PairExecutor {
    * the step that came first); rejects if it failed, and the next step tries again.
    */
   resync(): Promise<void> {
-    this.#resyncDue = true;
+    this.#resyncAfter(this.ctx.now());
     return this.#oneAtATime(() => this.#resyncIfDue());
   }
 
+  /** A resync is due on reads asked from `heardAt` on (the later of two due at once). */
+  #resyncAfter(heardAt: number): void {
+    this.#resyncFrom = Math.max(this.#resyncFrom ?? -Infinity, heardAt);
+  }
+
   async #resyncIfDue(): Promise<void> {
-    if (!this.#resyncDue || this.#stopped) return;
-    await this.#syncNow('all');
-    this.#resyncDue = false;
+    const from = this.#resyncFrom;
+    if (from === undefined || this.#stopped) return;
+    await this.#syncNow('all', from);
+    // One heard of while this one read stays due.
+    if (this.#resyncFrom === from) this.#resyncFrom = undefined;
   }
 
   /**
@@ -233,19 +249,22 @@ export class PairExecutor {
     return this.#stepStartedAtMs === undefined ? 0 : nowMs - this.#stepStartedAtMs;
   }
 
-  /** `shared`: the periodic syncs, whose reads another pair's may serve (OrderSync.run). */
-  async #syncNow(scope: 'unknowns' | 'all', shared = false): Promise<void> {
+  /**
+   * `readsFrom`: the reads may be another pair's asked since then (OrderSync.run); without it
+   * they are asked now. `periodic`: the interval's own full sync.
+   */
+  async #syncNow(scope: 'unknowns' | 'all', readsFrom?: number, periodic = false): Promise<void> {
     const ctx = this.ctx;
     if (scope === 'all') {
       // The periodic one keeps its rate rather than restarting from when its step ran: the pairs
       // taken together stay milliseconds apart, within the reads' sharing, however late steps run.
       const interval = ctx.deps.config.reconcile_interval_ms;
       const next = this.#fullSyncAtMs + interval;
-      this.#fullSyncAtMs = shared && next > ctx.now() ? next : ctx.now() + interval;
+      this.#fullSyncAtMs = periodic && next > ctx.now() ? next : ctx.now() + interval;
     }
     let result;
     try {
-      result = await this.#sync.run(scope, shared);
+      result = await this.#sync.run(scope, readsFrom);
     } finally {
       await ctx.cancelCharges.charge();
     }

@@ -25,7 +25,7 @@ void describe('order reads shared by the pairs’ syncs', () => {
   const syncs = () => [new OrderSync(p.ctx), new OrderSync(eth)] as const;
 
   before(async () => {
-    p = await startParts({ tier: 'starter' });
+    p = await startParts({ tier: 'pro' });
     const [pair] = await loadPairs(p.client, ['ETHUSD']);
     if (pair === undefined) throw new Error('the simulator has no ETHUSD');
     const lease = p.leases.lease(pair.id, 'parts', 3_600_000);
@@ -45,32 +45,39 @@ void describe('order reads shared by the pairs’ syncs', () => {
 
   void it('two pairs syncing together send one OpenOrders and one ClosedOrders', async () => {
     const [btcSync, ethSync] = syncs();
-    await Promise.all([btcSync.run('all', true), ethSync.run('all', true)]);
+    await Promise.all([btcSync.run('all', -Infinity), ethSync.run('all', -Infinity)]);
     assert.deepEqual([calls('OpenOrders'), calls('ClosedOrders')], [1, 1]);
   });
 
-  void it('a sync after a CancelAll or a halt (not shared) asks its own a moment later', async () => {
-    const [btcSync, ethSync] = syncs();
-    await btcSync.run('all', true);
+  void it('a sync after a CancelAll takes no read asked before it was heard of, and shares after', async () => {
+    // The bitcoin pair's periodic read, then the supervisor's word of a CancelAll a moment later.
+    const both = [
+      new PairExecutor(p.ctx, () => Promise.resolve()),
+      new PairExecutor(eth, () => Promise.resolve()),
+    ];
+    await new OrderSync(p.ctx).run('all', -Infinity);
     await p.advance(1);
-    await ethSync.run('all', true);
-    assert.deepEqual([calls('OpenOrders'), calls('ClosedOrders')], [1, 1], 'shared, 1 ms later');
-    await p.advance(1);
-    await ethSync.run('all');
+    await Promise.all(both.map((ex) => ex.cancelledAll(p.clock.now())));
+    // One pair of reads for the CancelAll, both pairs: asked after it, so not the periodic one.
     assert.deepEqual([calls('OpenOrders'), calls('ClosedOrders')], [2, 2]);
+    // A sync that must ask its own (the start, a replay's last look) does.
+    await p.advance(1);
+    await new OrderSync(eth).run('all');
+    assert.deepEqual([calls('OpenOrders'), calls('ClosedOrders')], [3, 3]);
+    await Promise.all(both.map((ex) => ex.stop()));
   });
 
   void it('a read older than SHARE_MS is not shared', async () => {
     const [btcSync, ethSync] = syncs();
-    await btcSync.run('all', true);
+    await btcSync.run('all', -Infinity);
     await p.advance(SHARE_MS + 1);
-    await ethSync.run('all', true);
+    await ethSync.run('all', -Infinity);
     assert.deepEqual([calls('OpenOrders'), calls('ClosedOrders')], [2, 2]);
   });
 
   void it('a pair whose order was answered after the read asks again, and sees the order', async () => {
     const [btcSync, ethSync] = syncs();
-    await btcSync.run('all', true);
+    await btcSync.run('all', -Infinity);
     await p.advance(1);
     // Ours (instance 1), placed through the pair's order entry, but with no record: a crash
     // between the answer and the write. A read asked before the answer would not show it.
@@ -90,7 +97,7 @@ void describe('order reads shared by the pairs’ syncs', () => {
       ),
     );
     const txid = result.txid?.[0] ?? '';
-    const synced = await ethSync.run('all', true);
+    const synced = await ethSync.run('all', -Infinity);
     assert.equal(calls('OpenOrders'), 2);
     assert.equal(synced.adopted, 1);
     assert.equal(eth.byTxid(txid)?.origin, 'adopted');
