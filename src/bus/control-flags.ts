@@ -79,6 +79,8 @@ export class RedisControlFlags implements ControlFlags {
   readonly #subscribes: boolean;
   /** The state epoch the last read saw; undefined before the first. */
   #epoch: Epoch | undefined;
+  /** The recovery from a lost epoch under way (read()), which other reads wait for. */
+  #recovering: Promise<HaltState> | undefined;
   readonly #cancelledAllListeners: ((atMs: number) => void)[] = [];
 
   constructor(options: ControlFlagsOptions) {
@@ -215,19 +217,38 @@ export class RedisControlFlags implements ControlFlags {
       epochRaw = this.#epoch?.raw ?? null;
     }
     if (epochRaw === null || epochRaw !== this.#epoch?.raw) {
-      const lost = this.#epoch !== undefined;
-      const known = this.#state;
-      let haltRestored = false;
-      if (lost && !state.halted && known.halted && known !== NOT_READ) {
-        await this.#restoreHalt(known);
-        state = known;
-        haltRestored = true;
+      // Two reads in flight can both find the epoch gone; the second may even read the halt the
+      // first just set again, and would report it lost. One recovers; the other reads again.
+      if (this.#recovering !== undefined) {
+        await this.#recovering.catch(() => undefined);
+        return this.read();
       }
-      this.#epoch = await this.#ensureEpoch(epochRaw);
-      if (lost) this.#onStateLost?.({ haltRestored });
+      const recovering = this.#recover(state, epochRaw);
+      this.#recovering = recovering;
+      try {
+        state = await recovering;
+      } finally {
+        this.#recovering = undefined;
+      }
     }
     this.#apply(ticket, state);
     return state;
+  }
+
+  /** A new epoch, and a halt this process knew set again if Redis lost it; the state then. */
+  async #recover(state: HaltState, epochRaw: string | null): Promise<HaltState> {
+    const lost = this.#epoch !== undefined;
+    const known = this.#state;
+    let haltRestored = false;
+    let now = state;
+    if (lost && !state.halted && known.halted && known !== NOT_READ) {
+      await this.#restoreHalt(known);
+      now = known;
+      haltRestored = true;
+    }
+    this.#epoch = await this.#ensureEpoch(epochRaw);
+    if (lost) this.#onStateLost?.({ haltRestored });
+    return now;
   }
 
   async #restoreHalt(known: HaltState): Promise<void> {

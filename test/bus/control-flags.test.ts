@@ -121,6 +121,15 @@ void describe('RedisControlFlags', () => {
       assert.ok(await admin.exists(`${prefix}:control:epoch`), 'a new epoch');
     });
 
+    void it('says so once, as restored, when two reads find the loss together', async () => {
+      await other.halt('max loss', 'supervisor', 1_000);
+      await watcher.read();
+      await deleteKeys(admin, prefix);
+      const halted = { halted: true, reason: 'max loss', by: 'supervisor', sinceMs: 1_000 };
+      assert.deepEqual(await Promise.all([watcher.read(), watcher.read()]), [halted, halted]);
+      assert.deepEqual(lost, [{ haltRestored: true }]);
+    });
+
     void it('says so once when not halted; a resume is not a loss', async () => {
       await other.halt('operator', 'cli', 1_000);
       await watcher.read();
