@@ -17,11 +17,12 @@ interface Readyz {
 
 /**
  * Orders of the key (open and closed) sharing a pair and a userref: one intent (slot and
- * generation) placed twice.
+ * generation) placed twice. An order read open and then, cancelled meanwhile, closed by the next
+ * read is one order (its txid).
  */
 function duplicates(orders: readonly Row[]): string[] {
   const seen = new Map<string, number>();
-  for (const o of orders) {
+  for (const o of new Map(orders.map((row) => [row.txid, row])).values()) {
     const key = `${o.pair} ${o.userref ?? 0}`;
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
