@@ -100,17 +100,27 @@ function follow(res: IncomingMessage) {
   return seen;
 }
 
+/** A hub over `state`, with no history, on `clock`. */
+function hubOf(
+  clock: ManualClock,
+  state: () => Promise<ConsoleState>,
+  maxStreams = 2,
+  log = recordingLog().log,
+): ConsoleHub {
+  return new ConsoleHub({
+    state,
+    history: () => Promise.resolve({ pairs: [] }),
+    clock,
+    log,
+    maxStreams,
+  });
+}
+
 void describe('console stream hub', () => {
   const clock = new ManualClock(1_800_000_000_000);
   let block = 1000;
   const { lines: info, log } = recordingLog();
-  const hub = new ConsoleHub({
-    state: () => Promise.resolve(stateAt(clock, block)),
-    history: () => Promise.resolve({ pairs: [] }),
-    clock,
-    log,
-    maxStreams: 4,
-  });
+  const hub = hubOf(clock, () => Promise.resolve(stateAt(clock, block)), 4, log);
   let server: Awaited<ReturnType<typeof serve>>;
   before(async () => {
     server = await serve(hub);
@@ -185,16 +195,10 @@ void describe('console stream hub: changes', () => {
     const clock = new ManualClock(1_800_000_000_000);
     let halts = 0;
     let reads = 0;
-    const hub = new ConsoleHub({
-      state: () => {
-        reads += 1;
-        const halt = halts === 0 ? { halted: false } : { halted: true, reason: `halt ${halts}` };
-        return Promise.resolve({ ...stateAt(clock, 10), halt });
-      },
-      history: () => Promise.resolve({ pairs: [] }),
-      clock,
-      log: recordingLog().log,
-      maxStreams: 2,
+    const hub = hubOf(clock, () => {
+      reads += 1;
+      const halt = halts === 0 ? { halted: false } : { halted: true, reason: `halt ${halts}` };
+      return Promise.resolve({ ...stateAt(clock, 10), halt });
     });
     const server = await serve(hub);
     try {
@@ -239,13 +243,7 @@ void describe('console stream hub: changes', () => {
 void describe('console stream cap', () => {
   it('answers 503 naming http.max_streams to one stream more than it allows', async () => {
     const clock = new ManualClock();
-    const hub = new ConsoleHub({
-      state: () => Promise.resolve(stateAt(clock, 10)),
-      history: () => Promise.resolve({ pairs: [] }),
-      clock,
-      log: recordingLog().log,
-      maxStreams: 2,
-    });
+    const hub = hubOf(clock, () => Promise.resolve(stateAt(clock, 10)));
     const server = await serve(hub);
     try {
       const first = await server.open();
